@@ -1,0 +1,102 @@
+# patchyard — see README.md.  `make` builds everything; `make check` is
+# what CI runs (STYLE.md): a -Werror build, layer and format checks, every
+# test, then every test again under AddressSanitizer + UBSan.
+
+PROG    = patchyard
+BUILD  ?= build
+OPT    ?= -O2 -g
+PKGS    = libgit2 libcurl sqlite3 libmicrohttpd nettle libpsl zlib
+
+WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
+	  -Wmissing-prototypes -Wformat=2 -Wvla
+HARDEN  = -fstack-protector-strong -D_FORTIFY_SOURCE=2
+# libetpan's .pc file asks for a non-PIE link (PLATFORM.md): link plainly.
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -letpan -lpthread
+CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
+
+ALL_CFLAGS = $(WARN) $(HARDEN) $(OPT) -I. $(PKG_CFLAGS) $(SANFLAGS) $(WERROR) $(CFLAGS)
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+
+LIB_SRC  := $(sort $(wildcard util/*.c parsers/*.c storage/*.c bot/*.c))
+LIB_SRC  := $(filter-out bot/main.c,$(LIB_SRC))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/bot/main.o
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+REPLAY_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/replay/%)
+LIBYARD  := $(BUILD)/libyard.a
+BINARY   := $(if $(filter build,$(BUILD)),$(PROG),$(BUILD)/$(PROG))
+
+SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all check test unit integration replay check-layers format format-check \
+	asan-check bench demo fuzz clean deps
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: $(BINARY) $(TEST_BIN) $(REPLAY_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBYARD): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BINARY): $(MAIN_OBJ) $(LIBYARD)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBYARD) $(PKG_LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBYARD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBYARD) $(CMOCKA_LIBS) $(PKG_LIBS)
+
+# Fuzz targets, linked with a main that replays tests/fixtures/regress/.
+$(BUILD)/replay/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(LIBYARD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/replay_main.o $(LIBYARD) $(PKG_LIBS)
+
+deps:
+	scripts/install-deps
+
+# What CI runs.  Keep it self-contained: it installs what it needs.
+check: deps
+	$(MAKE) WERROR=-Werror all
+	$(MAKE) check-layers format-check
+	$(MAKE) test
+	$(MAKE) asan-check
+
+test: all
+	@tests/run-tests $(BUILD) $(abspath $(BINARY))
+
+asan-check:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g" SANFLAGS="$(SAN)" WERROR=-Werror all
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	tests/run-tests build-asan $(abspath build-asan/$(PROG))
+
+check-layers:
+	@scripts/check-layers
+
+format-check:
+	@scripts/format-check
+
+format:
+	clang-format -i $$(find util parsers storage bot tests -name '*.[ch]')
+
+bench: all
+	@tests/bench/run $(abspath $(BINARY))
+
+demo: deps all
+	@scripts/demo $(abspath $(BINARY))
+
+# libFuzzer builds of every target (clang); not part of check.
+fuzz:
+	@scripts/build-fuzz
+
+clean:
+	rm -rf build build-asan build-fuzz $(PROG)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

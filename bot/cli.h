@@ -1,0 +1,8 @@
+/* The command line of DESIGN.md §12: parse argv, run one subcommand. */
+#ifndef BOT_CLI_H
+#define BOT_CLI_H
+
+/* Exit status: 0 success, 1 failure, 2 usage (75 for ingest's tempfail). */
+int cli_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,90 @@
+#include "util/utf8.h"
+
+/* Length of the valid sequence at p (1..4), or 0 when invalid. */
+static size_t
+seq_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		return (n >= 2 && (p[1] & 0xc0) == 0x80) ? 2 : 0;
+	if (c >= 0xe0 && c <= 0xef) {
+		unsigned char lo = 0x80, hi = 0xbf;
+
+		if (c == 0xe0)
+			lo = 0xa0;
+		if (c == 0xed)
+			hi = 0x9f;
+		if (n < 3 || p[1] < lo || p[1] > hi || (p[2] & 0xc0) != 0x80)
+			return 0;
+		return 3;
+	}
+	if (c >= 0xf0 && c <= 0xf4) {
+		unsigned char lo = 0x80, hi = 0xbf;
+
+		if (c == 0xf0)
+			lo = 0x90;
+		if (c == 0xf4)
+			hi = 0x8f;
+		if (n < 4 || p[1] < lo || p[1] > hi || (p[2] & 0xc0) != 0x80 ||
+		    (p[3] & 0xc0) != 0x80)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+size_t
+utf8_valid_prefix(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k;
+
+		/* Fast path over ASCII, eight bytes at a time would be nicer
+		 * but mail text is short. */
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = seq_len(p + i, n - i);
+		if (k == 0)
+			break;
+		i += k;
+	}
+	return i;
+}
+
+bool
+utf8_valid(const char *p, size_t n)
+{
+	return utf8_valid_prefix(p, n) == n;
+}
+
+enum err
+utf8_repair(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, start = 0;
+	enum err e;
+
+	while (i < n) {
+		size_t k = p[i] ? seq_len(p + i, n - i) : 0;
+
+		if (k) {
+			i += k;
+			continue;
+		}
+		if ((e = buf_add(b, s + start, i - start)) != ERR_OK)
+			return e;
+		if ((e = buf_add(b, "\xef\xbf\xbd", 3)) != ERR_OK)
+			return e;
+		i++;
+		start = i;
+	}
+	return buf_add(b, s + start, n - start);
+}
