@@ -1,0 +1,67 @@
+/*
+ * Addresses and domains: mailbox parsing, the organizational domain by
+ * the public suffix list (libpsl), Authentication-Results (RFC 8601) and
+ * DMARC-style relaxed alignment of a DKIM pass with the From domain.
+ */
+#ifndef PARSERS_ADDR_H
+#define PARSERS_ADDR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "parsers/hdr.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+struct addr {
+	const char *name; /* display name, decoded UTF-8; "" when none */
+	const char *email; /* local@domain, domain lower-cased; never NULL */
+};
+
+/*
+ * The first mailbox of an unfolded From/To/Cc value:
+ * "Name <a@b>", "\"Last, First\" <a@b>", "a@b (Name)", "a@b", RFC 2047
+ * names.  ERR_PARSE when there is no address at all.
+ */
+enum err addr_parse(struct arena *a, struct str value, struct addr *out);
+
+/* Every mailbox of an address list (groups flattened), at most
+ * LIMIT_ADDRESSES; unparsable entries are skipped. */
+enum err addr_parse_list(
+    struct arena *a, struct str value, struct addr **out, size_t *n);
+
+/* ASCII case-insensitive comparison of two addresses. */
+bool addr_same(const char *a, const char *b);
+
+/* The domain part of an address (after the last '@'), or "". */
+const char *addr_domain(const char *email);
+
+/*
+ * The organizational domain (registrable domain by the public suffix
+ * list) of a domain, lower case, into the arena; NULL when the domain is
+ * itself a public suffix ("org", "co.uk") or not a domain name.
+ */
+const char *addr_org_domain(struct arena *a, const char *domain);
+
+/* Relaxed alignment (RFC 7489 §3.1.1): both have the same organizational
+ * domain, and neither is a bare public suffix. */
+bool addr_aligned(
+    struct arena *a, const char *from_domain, const char *dkim_domain);
+
+enum addr_auth {
+	ADDR_AUTH_PASS, /* aligned dkim=pass in our topmost header */
+	ADDR_AUTH_NONE, /* no Authentication-Results from authserv_id */
+	ADDR_AUTH_FAIL, /* ours says no dkim=pass */
+	ADDR_AUTH_UNALIGNED /* dkim=pass, but no passing d= aligns with From */
+};
+
+/*
+ * Judge a mail: only the topmost Authentication-Results field whose
+ * authserv-id equals authserv_id (ASCII case-insensitive) counts; it must
+ * hold a dkim=pass whose header.d (or header.i domain) aligns with the
+ * domain of from_email.  *why gets a short English reason.
+ */
+enum addr_auth addr_auth_check(struct arena *a, const struct hdr *h,
+    const char *authserv_id, const char *from_email, const char **why);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * A patch mail taken apart the way `git mailinfo` does it (it is our
+ * oracle in tests): in-body "From:", "Subject:" and "Date:" lines, a
+ * scissors line ("-- >8 --"), the commit message up to the patch break
+ * ("---", "diff -", "Index: "), the diff after it.  Handles inline text,
+ * text/x-patch and text/x-diff attachments, git format-patch, plain
+ * "diff -u" and quilt; and recognises `git request-pull` mails.
+ */
+#ifndef PARSERS_PATCH_H
+#define PARSERS_PATCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parsers/addr.h"
+#include "parsers/diff.h"
+#include "parsers/mime.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+struct patch_in {
+	const struct mime *body; /* the decoded parts */
+	struct addr from; /* the mail's From: */
+	struct str subject; /* the mail's decoded, unfolded Subject: */
+	struct str date; /* the mail's Date: value (unfolded) */
+};
+
+struct patch {
+	struct addr author; /* in-body From: wins over the mail's */
+	struct str date; /* in-body Date: wins; raw text as given */
+	const char *subject; /* as git mailinfo prints it: tags removed */
+	struct str message; /* the commit message body after the subject,
+	                       as mailinfo's msg file: trimmed, LF ends */
+	struct str diff; /* from the patch break on, as mailinfo's patch
+	                    file, LF ends */
+	struct diff *parsed; /* NULL when diff_parse() failed */
+	char patch_id[41]; /* git patch-id --stable; "" when none */
+	const char **files; /* paths touched (new path, else old), sorted,
+	                       unique */
+	size_t nfiles;
+	struct str diffstat; /* the diffstat the sender wrote, if any */
+};
+
+struct pull {
+	const char *url; /* "are available in the Git repository at:" */
+	const char *ref; /* branch or tag after the URL */
+	const char *commit; /* "up to <sha>" */
+	const char *base; /* "since commit <sha>" */
+};
+
+/*
+ * Find a patch in the mail.  ERR_NOTFOUND when the body holds no diff
+ * (a cover letter, a reply without a patch).  ERR_LIMIT over a limit.
+ */
+enum err patch_parse(
+    struct arena *a, const struct patch_in *in, struct patch **out);
+
+/* A `git request-pull` body; ERR_NOTFOUND when it is not one. */
+enum err patch_parse_pull(
+    struct arena *a, const struct mime *body, struct pull **out);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * Helpers shared by the unit tests: read a fixture, find the corpus.
+ * Tests run from the repository's root (tests/run-tests cds there).
+ */
+#ifndef TESTS_TESTUTIL_H
+#define TESTS_TESTUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The whole file, NUL-terminated, or NULL; *n gets its length. */
+static inline char *
+tu_read_file(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	char *p = NULL;
+	size_t cap = 0, len = 0, r;
+
+	if (f == NULL)
+		return NULL;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 65536 * 2;
+			p = realloc(p, cap + 1);
+			if (p == NULL)
+				abort();
+		}
+		r = fread(p + len, 1, cap - len, f);
+		if (r == 0)
+			break;
+		len += r;
+	}
+	fclose(f);
+	p[len] = '\0';
+	if (n)
+		*n = len;
+	return p;
+}
+
+/*
+ * The util-linux corpus (gzip), or NULL when this clone has none: tests
+ * that need it skip.  $PATCHYARD_CORPUS overrides the default place,
+ * ../shared/corpus/ beside the repository.
+ */
+static inline const char *
+tu_corpus(void)
+{
+	const char *p = getenv("PATCHYARD_CORPUS");
+
+	if (p == NULL || *p == '\0')
+		p = "../shared/corpus/util-linux.mboxrd.gz";
+	return access(p, R_OK) == 0 ? p : NULL;
+}
+
+#endif
