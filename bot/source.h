@@ -1,0 +1,62 @@
+/*
+ * Mail sources for import: mbox (mboxrd by default, mboxo on request,
+ * plain or gzip), Maildir folders, and public-inbox v2 git archives.  A
+ * source hands out one raw mail at a time, streaming (an archive is never
+ * held in memory), with a position that can be stored and resumed from.
+ */
+#ifndef BOT_SOURCE_H
+#define BOT_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+enum source_kind { SOURCE_MBOX, SOURCE_MAILDIR, SOURCE_PUBINBOX };
+
+enum source_flag {
+	SOURCE_MBOXO = 1 << 0, /* mboxo: ">From " is not un-escaped */
+};
+
+struct source;
+
+struct source_mail {
+	const char *raw; /* valid until the next source_next() or free */
+	size_t n;
+	/* Where the next mail starts: store it with the mail's ingest, give
+	 * it to source_seek() to resume after this mail. */
+	char pos[128];
+};
+
+/*
+ * Open path: a directory with cur/ and new/ is a Maildir; a directory
+ * holding git/N.git epochs (or itself a git repository with "m" blobs) is
+ * a public-inbox v2 archive; anything else is an mbox file (gzip when it
+ * starts with the gzip magic).  Errors are logged with the path.
+ */
+enum err source_open(const char *path, unsigned flags, struct source **out);
+void source_free(struct source *s);
+enum source_kind source_kind(const struct source *s);
+
+/*
+ * A stable name of what is being read, for storing the resume position:
+ * "mbox:<absolute path>", "maildir:<absolute path>", "pubinbox:<path>".
+ */
+const char *source_name(const struct source *s);
+
+/* Resume after the mail whose pos was given; ERR_INVAL for a position
+ * this source cannot have made. */
+enum err source_seek(struct source *s, const char *pos);
+
+/*
+ * The next mail.  ERR_NOTFOUND at the end.  A mail over LIMIT_MAIL_SIZE
+ * is still handed out whole up to that size with *truncated set, so it is
+ * stored and marked rather than lost.
+ */
+enum err source_next(struct source *s, struct source_mail *m, bool *truncated);
+
+/* Fraction done, 0..1, for a progress bar; -1 when unknown. */
+double source_progress(const struct source *s);
+
+#endif
