@@ -13,7 +13,11 @@
 
 #include "util/err.h"
 
-enum source_kind { SOURCE_MBOX, SOURCE_MAILDIR, SOURCE_PUBINBOX };
+enum source_kind {
+	SOURCE_MBOX,
+	SOURCE_MAILDIR,
+	SOURCE_PUBINBOX
+};
 
 enum source_flag {
 	SOURCE_MBOXO = 1 << 0, /* mboxo: ">From " is not un-escaped */
