@@ -89,7 +89,9 @@ format:
 bench: all
 	@tests/bench/run $(abspath $(BINARY))
 
-demo: deps all
+# Sub-makes, so that the pkg-config flags are read after install-deps.
+demo: deps
+	@$(MAKE) -s all
 	@scripts/demo $(abspath $(BINARY))
 
 # libFuzzer builds of every target (clang); not part of check.
