@@ -29,8 +29,9 @@ struct source_mail {
 	const char *raw; /* valid until the next source_next() or free */
 	size_t n;
 	/* Where the next mail starts: store it with the mail's ingest, give
-	 * it to source_seek() to resume after this mail. */
-	char pos[128];
+	 * it to source_seek() to resume after this mail.  256 bytes hold a
+	 * Maildir file name (NAME_MAX). */
+	char pos[256];
 };
 
 /*
