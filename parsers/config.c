@@ -692,21 +692,39 @@ email_ok(const char *s)
 	return true;
 }
 
+/* scheme:// or schemes:// and a host: "http" takes https:// too. */
 static bool
-url_ok(const char *s, const char *scheme1, const char *scheme2)
+url_ok(const char *s, const char *scheme)
 {
-	size_t n1 = strlen(scheme1), n2 = strlen(scheme2);
-	const char *rest;
+	size_t n = strlen(scheme);
 
-	if (ascii_strnicmp(s, scheme1, n1) == 0 &&
-	    strncmp(s + n1, "://", 3) == 0)
-		rest = s + n1 + 3;
-	else if (ascii_strnicmp(s, scheme2, n2) == 0 &&
-	    strncmp(s + n2, "://", 3) == 0)
-		rest = s + n2 + 3;
-	else
+	if (ascii_strnicmp(s, scheme, n) != 0)
 		return false;
-	return *rest != '\0' && *rest != '/' && strchr(rest, ' ') == NULL;
+	s += n;
+	if (*s == 's' || *s == 'S')
+		s++;
+	if (strncmp(s, "://", 3) != 0)
+		return false;
+	s += 3;
+	return *s != '\0' && *s != '/' && strchr(s, ' ') == NULL;
+}
+
+static bool
+http_ok(const char *s)
+{
+	return url_ok(s, "http");
+}
+
+static bool
+smtp_ok(const char *s)
+{
+	return url_ok(s, "smtp");
+}
+
+static bool
+imap_ok(const char *s)
+{
+	return url_ok(s, "imap");
 }
 
 /* Exactly one %s, for the Message-ID; a literal percent is %%. */
@@ -739,102 +757,68 @@ prefix_ok(const char *s)
 	return strchr(s, ' ') == NULL;
 }
 
-/* 64 hex digits, colons allowed as openssl prints them; kept lower-case
- * without colons so that consumers compare it with a plain memcmp. */
-static const char *
-pin_norm(struct arena *a, const char *s)
+/* 64 hex digits, colons allowed as openssl prints them, into out (65
+ * bytes) lower-case without colons, so consumers compare with memcmp. */
+static bool
+pin_norm(const char *s, char *out)
 {
-	char out[65];
 	size_t n = 0;
 
 	for (; *s; s++) {
 		if (*s == ':')
 			continue;
 		if (!ascii_isxdigit(*s) || n == 64)
-			return NULL;
+			return false;
 		out[n++] = ascii_tolower(*s);
 	}
-	if (n != 64)
-		return NULL;
 	out[n] = '\0';
-	return arena_strdup(a, out);
+	return n == 64;
 }
 
-/* What a key expects, for the message when its value is refused. */
-static const char *
-key_expects(const struct key *k)
+static bool
+pin_ok(const char *s)
 {
-	switch (k->check) {
-	case KC_EMAIL:
-		return "an address like name@example.org";
-	case KC_HTTP:
-		return "an http:// or https:// URL";
-	case KC_SMTP:
-		return "an smtp:// or smtps:// URL";
-	case KC_IMAP:
-		return "an imap:// or imaps:// URL";
-	case KC_ARCHIVE:
-		return "a URL with exactly one %s for the Message-ID";
-	case KC_PREFIX:
-		return "a word of at most 32 bytes, not starting with '>' "
-		       "or '|'";
-	case KC_PIN:
-		return "64 hex digits (colons allowed)";
-	default:
-		return "single-line text";
-	}
+	char out[65];
+
+	return pin_norm(s, out);
 }
+
+/* How each kind of string value is checked, and what it should be. */
+static const struct {
+	bool (*ok)(const char *);
+	const char *expects;
+} checks[] = {
+	[KC_ANY] = { NULL, "single-line text" },
+	[KC_TEXT] = { NULL, "text" },
+	[KC_EMAIL] = { email_ok, "an address like name@example.org" },
+	[KC_HTTP] = { http_ok, "an http:// or https:// URL" },
+	[KC_SMTP] = { smtp_ok, "an smtp:// or smtps:// URL" },
+	[KC_IMAP] = { imap_ok, "an imap:// or imaps:// URL" },
+	[KC_ARCHIVE] = { archive_ok,
+	    "a URL with exactly one %s for the Message-ID" },
+	[KC_PREFIX] = { prefix_ok,
+	    "a word of at most 32 bytes, not starting with '>' or '|'" },
+	[KC_PIN] = { pin_ok, "64 hex digits (colons allowed)" },
+	[KC_PROJECT] = { NULL, "single-line text" },
+};
 
 /* Check a string value; the stored form (normally v itself) or NULL. */
 static const char *
 check_str(struct parser *ps, const struct key *k, const char *v)
 {
-	bool ok;
+	char pin[65];
 
 	if (k->check != KC_TEXT && has_ctl(v))
 		return NULL;
-	switch (k->check) {
-	case KC_EMAIL:
-		ok = email_ok(v);
-		break;
-	case KC_HTTP:
-		ok = url_ok(v, "http", "https");
-		break;
-	case KC_SMTP:
-		ok = url_ok(v, "smtp", "smtps");
-		break;
-	case KC_IMAP:
-		ok = url_ok(v, "imap", "imaps");
-		break;
-	case KC_ARCHIVE:
-		ok = archive_ok(v);
-		break;
-	case KC_PREFIX:
-		ok = prefix_ok(v);
-		break;
-	case KC_PIN:
-		return pin_norm(ps->a, v);
-	default:
-		ok = true;
-	}
-	return ok ? v : NULL;
+	if (checks[k->check].ok != NULL && !checks[k->check].ok(v))
+		return NULL;
+	if (k->check == KC_PIN && pin_norm(v, pin))
+		return arena_strdup(ps->a, pin);
+	return v;
 }
 
-static int
-parse_bool(const char *v)
-{
-	static const char *const yes[] = { "yes", "on", "true", "1" };
-	static const char *const no[] = { "no", "off", "false", "0" };
-	size_t i;
-
-	for (i = 0; i < 4; i++) {
-		if (ascii_stricmp(v, yes[i]) == 0)
-			return 1;
-		if (ascii_stricmp(v, no[i]) == 0)
-			return 0;
-	}
-	return -1;
-}
+static const char *const bool_values[] = { "false", "true", "no", "yes", "off",
+	"on", "0", "1", NULL };
 
 /* Decimal seconds, 1 to a week; no sign, no suffix. */
 static int
@@ -900,9 +884,9 @@ key_store(struct parser *ps, struct item *it, const struct key *k,
 
 	switch (k->type) {
 	case KT_BOOL:
-		if ((i = parse_bool(v)) < 0)
+		if ((i = parse_enum(bool_values, v)) < 0)
 			break;
-		b = i == 1;
+		b = i % 2 == 1;
 		store(it->obj, k, &b, sizeof(b));
 		return true;
 	case KT_INT:
@@ -927,7 +911,7 @@ key_store(struct parser *ps, struct item *it, const struct key *k,
 	case KT_LIST:
 		if ((s = check_str(ps, k, v)) == NULL) {
 			perr(ps, line, "bad value '%s' for '%s': expected %s",
-			    show(ps, v), path, key_expects(k));
+			    show(ps, v), path, checks[k->check].expects);
 			return false;
 		}
 		if (k->type == KT_STR) {

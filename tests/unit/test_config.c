@@ -587,6 +587,48 @@ test_many_projects(void **state)
 	arena_free(a);
 }
 
+/*
+ * The man page documents every section and key: each one used in
+ * full.conf (which uses them all, and parses) has its ".SS [section"
+ * heading and a ".B key" paragraph in man/bot.conf.5.
+ */
+static void
+test_man_page(void **state)
+{
+	char *conf = tu_read_file(DIR "full.conf", NULL);
+	char *man = tu_read_file("man/bot.conf.5", NULL);
+	char want[256], *p, *q, *line;
+	size_t keys = 0, sections = 0;
+
+	(void)state;
+	assert_non_null(conf);
+	assert_non_null(man);
+	for (p = q = man; *p; p++) /* roff's "\-" is a plain '-' here */
+		if (!(p[0] == '\\' && p[1] == '-'))
+			*q++ = *p;
+	*q = '\0';
+	for (line = strtok(conf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '[') {
+			snprintf(want, sizeof(want), "\n.SS %.*s",
+			    (int)strcspn(line, " ]"), line);
+			sections++;
+		} else if (line[0] == '\t') {
+			snprintf(want, sizeof(want), "\n.B %.*s\n",
+			    (int)strcspn(line + 1, " ="), line + 1);
+			keys++;
+		} else {
+			continue;
+		}
+		if (strstr(man, want) == NULL)
+			fprintf(stderr, "man/bot.conf.5 lacks %s\n", want + 1);
+		assert_non_null(strstr(man, want));
+	}
+	assert_true(sections >= 11);
+	assert_true(keys >= 40);
+	free(conf);
+	free(man);
+}
+
 int
 main(void)
 {
@@ -605,6 +647,7 @@ main(void)
 		cmocka_unit_test(test_git_oracle_headers),
 		cmocka_unit_test(test_limits_and_bytes),
 		cmocka_unit_test(test_many_projects),
+		cmocka_unit_test(test_man_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
