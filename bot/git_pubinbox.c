@@ -5,14 +5,24 @@
  * Each commit of an epoch adds one mail as the blob "m" at the root of its
  * tree; a commit holding "d" instead records a deletion and is skipped.
  *
- * An epoch's history is walked oldest first along first parents
- * (GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE).  The walk is drained into an
- * array of commit ids up front and the walker freed, so that only 20
- * bytes a commit stay in memory while the mails are read, and progress is
- * known.  The position is "<epoch>:<commit hex>" of the mail handed out
- * last; resuming hides that commit from the walk, so the walk yields only
- * what came after it.  A position whose commit is not in the epoch's
- * history (an inbox rewritten by public-inbox-purge, say) is refused.
+ * An epoch's history is read oldest first along first parents: the order
+ * of libgit2's revwalk with GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE and
+ * first-parent simplification.  The walk is done by hand instead, from
+ * the head down the first parents into an array of commit ids that is
+ * then turned round, because a revwalk keeps about 750 bytes a commit
+ * (its nodes and the commits it parsed, measured on a 100,000-mail epoch)
+ * where the array needs 20, and lore's epochs hold up to a million mails.
+ *
+ * libgit2 also keeps every commit and tree it reads in a cache of the
+ * repository, up to 256 MB by default and with no call to empty it: the
+ * epoch is opened again every GP_REOPEN reads, which keeps the memory of
+ * an import small without touching the process-wide cache settings that
+ * the stager shares.
+ *
+ * The position is "<epoch>:<commit hex>" of the mail handed out last;
+ * resuming walks down only to that commit.  A position whose commit is
+ * not on the epoch's first-parent line (an inbox rewritten by
+ * public-inbox-purge, say) is refused.
  */
 #include "bot/git_pubinbox.h"
 
@@ -30,6 +40,9 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
+/* Mails read between two openings of an epoch (about 1 KB of cache each). */
+#define GP_REOPEN 4096
+
 struct gp_epoch {
 	unsigned long num;
 	char *path;
@@ -42,11 +55,13 @@ struct git_pubinbox {
 	size_t nepochs, nalloc;
 	size_t ei; /* the epoch being read */
 	git_repository *repo; /* epochs[ei], once its walk is loaded */
+	size_t reads; /* commits read since repo was opened */
 	git_oid *oids; /* its commits, oldest first */
 	size_t noids, oalloc, oi;
 	git_oid hide; /* resume after this commit of epochs[ei] */
 	bool has_hide;
 	git_blob *blob; /* the mail handed out last */
+	enum err err; /* sticky: an epoch half read is not read again */
 	bool initialised;
 };
 
@@ -176,47 +191,88 @@ gp_open_repo(struct git_pubinbox *p, size_t ei, git_repository **repo)
 	return ERR_OK;
 }
 
-/* Walk epochs[ei] into p->oids, oldest first, after p->hide if set. */
+/* Open epochs[ei] again, dropping what libgit2 cached. */
 static enum err
-gp_load_walk(struct git_pubinbox *p, git_revwalk *walk)
+gp_reopen(struct git_pubinbox *p)
+{
+	git_blob_free(p->blob);
+	p->blob = NULL;
+	git_repository_free(p->repo);
+	p->repo = NULL;
+	p->reads = 0;
+	return gp_open_repo(p, p->ei, &p->repo);
+}
+
+/* The first parent of commit oid into *parent; false for a root. */
+static enum err
+gp_parent(
+    struct git_pubinbox *p, const git_oid *oid, git_oid *parent, bool *root)
+{
+	git_commit *c = NULL;
+	enum err e;
+
+	if (++p->reads > GP_REOPEN && (e = gp_reopen(p)) != ERR_OK)
+		return e;
+	if (git_commit_lookup(&c, p->repo, oid) != 0)
+		return gp_giterr(p, "commit");
+	*root = git_commit_parentcount(c) == 0;
+	if (!*root)
+		git_oid_cpy(parent, git_commit_parent_id(c, 0));
+	git_commit_free(c);
+	return ERR_OK;
+}
+
+/*
+ * Walk epochs[ei] from its head down the first parents into p->oids, up
+ * to p->hide when set (ERR_INVAL when the walk never meets it), then turn
+ * the array round: oldest first.
+ */
+static enum err
+gp_walk(struct git_pubinbox *p)
 {
 	git_oid oid;
+	bool root;
+	enum err e;
 	int r;
 
-	git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE);
-	git_revwalk_simplify_first_parent(walk);
-	r = git_revwalk_push_head(walk);
+	r = git_reference_name_to_id(&oid, p->repo, "HEAD");
 	if (r == GIT_EUNBORNBRANCH || r == GIT_ENOTFOUND)
-		return ERR_OK; /* an epoch without commits yet */
+		return p->has_hide ? ERR_INVAL : ERR_OK; /* no commits yet */
 	if (r != 0)
-		return gp_giterr(p, "revwalk");
-	if (p->has_hide && git_revwalk_hide(walk, &p->hide) != 0)
-		return gp_giterr(p, "revwalk");
-	while ((r = git_revwalk_next(&oid, walk)) == 0) {
+		return gp_giterr(p, "HEAD");
+	for (;;) {
+		if (p->has_hide && git_oid_equal(&oid, &p->hide))
+			return ERR_OK;
 		p->oids =
 		    xgrow(p->oids, &p->oalloc, p->noids + 1, sizeof(*p->oids));
 		git_oid_cpy(&p->oids[p->noids++], &oid);
+		e = gp_parent(p, &oid, &oid, &root);
+		if (e != ERR_OK)
+			return e;
+		if (root)
+			return p->has_hide ? ERR_INVAL : ERR_OK;
 	}
-	if (r != GIT_ITEROVER)
-		return gp_giterr(p, "revwalk");
-	return ERR_OK;
 }
 
 static enum err
 gp_load(struct git_pubinbox *p)
 {
-	git_revwalk *walk = NULL;
+	git_oid tmp;
+	size_t i;
 	enum err e;
 
 	e = gp_open_repo(p, p->ei, &p->repo);
+	if (e == ERR_OK)
+		e = gp_walk(p);
+	p->has_hide = false;
 	if (e != ERR_OK)
 		return e;
-	if (git_revwalk_new(&walk, p->repo) != 0)
-		return gp_giterr(p, "revwalk");
-	e = gp_load_walk(p, walk);
-	git_revwalk_free(walk);
-	p->has_hide = false;
-	return e;
+	for (i = 0; i < p->noids / 2; i++) {
+		tmp = p->oids[i];
+		p->oids[i] = p->oids[p->noids - 1 - i];
+		p->oids[p->noids - 1 - i] = tmp;
+	}
+	return gp_reopen(p);
 }
 
 /*
@@ -254,9 +310,8 @@ out:
 	return e;
 }
 
-enum err
-git_pubinbox_next(
-    struct git_pubinbox *p, struct source_mail *m, bool *truncated)
+static enum err
+gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
 {
 	git_object_size_t size;
 	char hex[GIT_OID_HEXSZ + 1];
@@ -271,16 +326,16 @@ git_pubinbox_next(
 			return ERR_NOTFOUND;
 		if (p->repo == NULL) {
 			e = gp_load(p);
-			if (e != ERR_OK) {
-				gp_close_epoch(p);
+			if (e != ERR_OK)
 				return e;
-			}
 		}
 		if (p->oi == p->noids) {
 			gp_close_epoch(p);
 			p->ei++;
 			continue;
 		}
+		if (++p->reads > GP_REOPEN && (e = gp_reopen(p)) != ERR_OK)
+			return e;
 		oid = &p->oids[p->oi++];
 		e = gp_read_commit(p, oid);
 		if (e == ERR_NOTFOUND)
@@ -301,6 +356,20 @@ git_pubinbox_next(
 	if (r < 0 || (size_t)r >= sizeof(m->pos))
 		return ERR_INTERNAL;
 	return ERR_OK;
+}
+
+enum err
+git_pubinbox_next(
+    struct git_pubinbox *p, struct source_mail *m, bool *truncated)
+{
+	enum err e;
+
+	if (p->err != ERR_OK)
+		return p->err;
+	e = gp_next(p, m, truncated);
+	if (e != ERR_OK && e != ERR_NOTFOUND)
+		p->err = e;
+	return e;
 }
 
 /* "<epoch>:<40 hex>" into the epoch's index and the commit id. */
@@ -335,56 +404,38 @@ gp_parse_pos(
 	return false;
 }
 
-/* Whether oid is a commit of repo's history: its head or an ancestor. */
-static enum err
-gp_in_history(struct git_pubinbox *p, git_repository *repo, const git_oid *oid)
-{
-	git_commit *c = NULL;
-	git_oid head;
-	int r;
-
-	if (git_commit_lookup(&c, repo, oid) != 0 ||
-	    git_reference_name_to_id(&head, repo, "HEAD") != 0) {
-		git_commit_free(c);
-		return ERR_INVAL;
-	}
-	git_commit_free(c);
-	if (git_oid_equal(&head, oid))
-		return ERR_OK;
-	r = git_graph_descendant_of(repo, &head, oid);
-	if (r < 0)
-		return gp_giterr(p, "history");
-	return r == 1 ? ERR_OK : ERR_INVAL;
-}
-
+/*
+ * Walking the epoch right away both checks the position (its commit must
+ * be on the first-parent line of the epoch's head) and prepares next().
+ */
 enum err
 git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
 {
-	git_repository *repo = NULL;
 	size_t ei;
 	git_oid oid;
 	enum err e;
 
+	gp_close_epoch(p);
+	p->ei = p->nepochs; /* at the end until the position proves good */
+	p->err = ERR_OK;
 	if (!gp_parse_pos(p, pos, &ei, &oid)) {
 		log_err("source: %s: position %.80s is not one of this inbox",
 		    p->path, pos);
 		return ERR_INVAL;
 	}
-	e = gp_open_repo(p, ei, &repo);
-	if (e == ERR_OK)
-		e = gp_in_history(p, repo, &oid);
-	git_repository_free(repo);
+	p->ei = ei;
+	git_oid_cpy(&p->hide, &oid);
+	p->has_hide = true;
+	e = gp_load(p);
 	if (e == ERR_INVAL)
 		log_err("source: %s: position %.80s is not in epoch %lu's "
 		        "history",
 		    p->path, pos, p->epochs[ei].num);
-	if (e != ERR_OK)
-		return e;
-	gp_close_epoch(p);
-	p->ei = ei;
-	git_oid_cpy(&p->hide, &oid);
-	p->has_hide = true;
-	return ERR_OK;
+	if (e != ERR_OK) {
+		gp_close_epoch(p);
+		p->ei = p->nepochs;
+	}
+	return e;
 }
 
 double

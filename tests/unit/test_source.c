@@ -1004,6 +1004,52 @@ test_corpus(void **state)
 	rmtmp(d);
 }
 
+/* An epoch longer than the reader's reopening interval. */
+static void
+test_pubinbox_long(void **state)
+{
+	enum {
+		N = 5000
+	};
+	char *d, path[4200], stream[4200], mail[64];
+	struct mails ms = { 0 }, rest = { 0 };
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	snprintf(path, sizeof(path), "%s/7.git", d);
+	snprintf(stream, sizeof(stream), "%s/fi", d);
+	run("git init -q --bare '%s'", path);
+	f = fopen(stream, "w");
+	assert_non_null(f);
+	for (i = 0; i < N; i++) {
+		snprintf(
+		    mail, sizeof(mail), "Message-ID: <%zu@x>\n\n%zu\n", i, i);
+		fi_commit(f, (int)i, mail, i == 0);
+	}
+	assert_int_equal(fclose(f), 0);
+	run("git -C '%s' fast-import --quiet < '%s'", path, stream);
+	read_source(path, 0, NULL, &ms);
+	assert_int_equal(ms.n, N);
+	for (i = 0; i < N; i += 611) {
+		snprintf(
+		    mail, sizeof(mail), "Message-ID: <%zu@x>\n\n%zu\n", i, i);
+		assert_string_equal(ms.raw[i], mail);
+		assert_pos_shape(ms.pos[i], "7");
+	}
+	read_source(path, 0, ms.pos[N - 2], &rest);
+	mails_assert_equal(&ms, N - 1, &rest);
+	mails_free(&rest);
+	read_source(path, 0, ms.pos[9], &rest);
+	mails_assert_equal(&ms, 10, &rest);
+	mails_free(&rest);
+	mails_free(&ms);
+	rmtmp(d);
+}
+
 int
 main(void)
 {
@@ -1022,6 +1068,7 @@ main(void)
 		cmocka_unit_test(test_maildir),
 		cmocka_unit_test(test_maildir_limit),
 		cmocka_unit_test(test_pubinbox),
+		cmocka_unit_test(test_pubinbox_long),
 		cmocka_unit_test(test_open_kinds),
 		cmocka_unit_test(test_corpus),
 	};
