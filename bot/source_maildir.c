@@ -237,7 +237,10 @@ source_maildir_seek(struct source_maildir *md, const char *pos)
 	return ERR_OK;
 }
 
-/* Read up to limit + 1 bytes of fd into md->data. */
+/*
+ * Read the file into md->data: its size at fstat() time, or limit + 1
+ * bytes of it when it is larger, which tells the caller to truncate.
+ */
 static enum err
 md_read(struct source_maildir *md, int fd, const char *file, size_t *n)
 {
@@ -253,18 +256,13 @@ md_read(struct source_maildir *md, int fd, const char *file, size_t *n)
 		log_warn("source: %s: not a file, skipped", file);
 		return ERR_NOTFOUND;
 	}
-	want = (uint64_t)st.st_size < md->limit ? (size_t)st.st_size + 1
-	                                        : md->limit + 1;
-	for (;;) {
-		if (have == want && want <= md->limit)
-			want =
-			    want * 2 > md->limit + 1 ? md->limit + 1 : want * 2;
-		if (have == want)
-			break;
-		if (md->cap < want) {
-			md->cap = want;
-			md->data = xrealloc(md->data, md->cap);
-		}
+	want = (uint64_t)st.st_size <= md->limit ? (size_t)st.st_size
+	                                         : md->limit + 1;
+	if (md->cap < want || md->data == NULL) {
+		md->cap = want + 1;
+		md->data = xrealloc(md->data, md->cap);
+	}
+	while (have < want) {
 		r = read(fd, md->data + have, want - have);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -273,7 +271,7 @@ md_read(struct source_maildir *md, int fd, const char *file, size_t *n)
 			return ERR_IO;
 		}
 		if (r == 0)
-			break;
+			break; /* it shrank: hand out what is there */
 		have += (size_t)r;
 	}
 	*n = have;

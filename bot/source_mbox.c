@@ -5,9 +5,11 @@
  * the file mailsplit writes, minus its "From " separator line:
  *
  * - leading whitespace (space, tab, CR, LF) at the start of the file is
- *   skipped; a file that holds nothing else holds no mail;
+ *   skipped; a file that holds nothing else holds no mail (mailsplit
+ *   fails with "empty mbox");
  * - when the first line is not a "From " line (is_from_line below), the
- *   whole file is one mail (mailsplit -b);
+ *   whole file is one mail, as with mailsplit -b (without -b mailsplit
+ *   fails with "corrupt mailbox");
  * - otherwise every line that passes is_from_line starts a new mail, with
  *   no need for a blank line before it; the blank line an mbox writer puts
  *   before a separator stays with the mail above it, as in mailsplit;
@@ -22,6 +24,12 @@
  * window of at least chunk bytes.  Deviation from mailsplit, for inputs
  * no mbox writer produces: a line longer than that window is handed on in
  * pieces and is never taken as a "From " separator.
+ *
+ * gzip input (any number of members) goes through zlib's gzread().  A
+ * position is the offset in the uncompressed stream where the next mail's
+ * separator line starts, or the end of the stream; seeking checks that a
+ * separator (or the end) is really there, and for gzip decompresses and
+ * skips up to it.
  */
 #include "bot/source_mbox.h"
 

@@ -1,10 +1,9 @@
 /*
  * Unit tests of the mail sources: mbox (checked against `git mailsplit`
- * on the fixtures and on the corpus), gzip, CRLF, truncation, Maildir and
- * public-inbox v2 archives built here with git, and resuming from every
- * position.
+ * on the fixtures and on the corpus), gzip, CRLF, truncation, Maildir,
+ * telling the kinds apart, and resuming from every position.  The
+ * public-inbox reader has its own test_git_pubinbox.c.
  */
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,163 +21,9 @@
 #include "bot/source_maildir.h"
 #include "bot/source_mbox.h"
 #include "parsers/limits.h"
+#include "tests/unit/sourcetest.h"
 #include "tests/unit/testutil.h"
 #include "util/log.h"
-
-#define FIX "tests/fixtures/sources/"
-
-/* Every mail of a source, copied out, with its position. */
-struct mails {
-	size_t n;
-	char **raw;
-	size_t *len;
-	char (*pos)[256];
-	bool *trunc;
-};
-
-static void
-mails_add(
-    struct mails *ms, const char *raw, size_t len, const char *pos, bool trunc)
-{
-	size_t i = ms->n++;
-
-	ms->raw = realloc(ms->raw, ms->n * sizeof(*ms->raw));
-	ms->len = realloc(ms->len, ms->n * sizeof(*ms->len));
-	ms->pos = realloc(ms->pos, ms->n * sizeof(*ms->pos));
-	ms->trunc = realloc(ms->trunc, ms->n * sizeof(*ms->trunc));
-	assert_non_null(ms->raw);
-	assert_non_null(ms->len);
-	assert_non_null(ms->pos);
-	assert_non_null(ms->trunc);
-	ms->raw[i] = malloc(len + 1);
-	assert_non_null(ms->raw[i]);
-	memcpy(ms->raw[i], raw, len);
-	ms->raw[i][len] = '\0';
-	ms->len[i] = len;
-	snprintf(ms->pos[i], sizeof(ms->pos[i]), "%s", pos != NULL ? pos : "");
-	ms->trunc[i] = trunc;
-}
-
-static void
-mails_free(struct mails *ms)
-{
-	size_t i;
-
-	for (i = 0; i < ms->n; i++)
-		free(ms->raw[i]);
-	free(ms->raw);
-	free(ms->len);
-	free(ms->pos);
-	free(ms->trunc);
-	memset(ms, 0, sizeof(*ms));
-}
-
-/* b holds the mails of a from index from on: all of them when whole. */
-static void
-mails_assert_part(
-    const struct mails *a, size_t from, const struct mails *b, bool whole)
-{
-	size_t i;
-
-	if (whole)
-		assert_int_equal(a->n - from, b->n);
-	assert_true(a->n - from >= b->n);
-	for (i = 0; i < b->n; i++) {
-		assert_int_equal(a->len[from + i], b->len[i]);
-		assert_memory_equal(a->raw[from + i], b->raw[i], b->len[i]);
-		assert_string_equal(a->pos[from + i], b->pos[i]);
-		assert_int_equal(a->trunc[from + i], b->trunc[i]);
-	}
-}
-
-static void
-mails_assert_equal(const struct mails *a, size_t from, const struct mails *b)
-{
-	mails_assert_part(a, from, b, true);
-}
-
-/* Drain a source; seek to pos first when pos is not NULL. */
-static void
-read_source(const char *path, unsigned flags, const char *pos, struct mails *ms)
-{
-	struct source *s = NULL;
-	struct source_mail m;
-	bool trunc;
-	enum err e;
-
-	assert_int_equal(source_open(path, flags, &s), ERR_OK);
-	if (pos != NULL)
-		assert_int_equal(source_seek(s, pos), ERR_OK);
-	while ((e = source_next(s, &m, &trunc)) == ERR_OK)
-		mails_add(ms, m.raw, m.n, m.pos, trunc);
-	assert_int_equal(e, ERR_NOTFOUND);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
-	source_free(s);
-}
-
-/* The same, through the mbox reader with small buffers. */
-static void
-read_mbox_opts(
-    const char *path, const struct source_mbox_opts *o, struct mails *ms)
-{
-	struct source_mbox *mb = NULL;
-	struct source_mail m;
-	bool trunc;
-	enum err e;
-
-	assert_int_equal(source_mbox_open(path, o, &mb), ERR_OK);
-	while ((e = source_mbox_next(mb, &m, &trunc)) == ERR_OK)
-		mails_add(ms, m.raw, m.n, m.pos, trunc);
-	assert_int_equal(e, ERR_NOTFOUND);
-	source_mbox_free(mb);
-}
-
-static void
-run(const char *fmt, ...)
-{
-	char cmd[8192];
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	r = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	assert_true(r > 0 && (size_t)r < sizeof(cmd));
-	assert_int_equal(system(cmd), 0);
-}
-
-static char *
-mktmp(void)
-{
-	char *d = strdup("/tmp/patchyard-source-XXXXXX");
-
-	assert_non_null(d);
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void
-rmtmp(char *d)
-{
-	run("rm -rf '%s'", d);
-	free(d);
-}
-
-static bool
-have_git(void)
-{
-	return system("git --version >/dev/null 2>&1") == 0;
-}
-
-static void
-write_file(const char *path, const char *p, size_t n)
-{
-	FILE *f = fopen(path, "wb");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(p, 1, n, f), n);
-	assert_int_equal(fclose(f), 0);
-}
 
 /*
  * What `git mailsplit ARGS` makes of path: each file it writes, without
@@ -245,20 +90,6 @@ assert_positions(const struct mails *ms, const char *plain)
 	free(data);
 }
 
-/* Resuming from every position gives the mails after it. */
-static void
-assert_resume(const char *path, unsigned flags, const struct mails *all)
-{
-	struct mails rest = { 0 };
-	size_t i;
-
-	for (i = 0; i < all->n; i++) {
-		read_source(path, flags, all->pos[i], &rest);
-		mails_assert_equal(all, i + 1, &rest);
-		mails_free(&rest);
-	}
-}
-
 /* Small buffers must split exactly where the big one does. */
 static void
 assert_small_buffers(const char *path, const struct mails *all)
@@ -316,8 +147,6 @@ static void
 test_mbox_vs_mailsplit(void **state)
 {
 	char *d, path[4200];
-	size_t n;
-	char *data;
 
 	(void)state;
 	if (!have_git())
@@ -333,13 +162,10 @@ test_mbox_vs_mailsplit(void **state)
 	write_crlf(FIX "notrail.mbox", path, false);
 	check_mbox(path);
 	/* Leading blank lines before the first separator are skipped. */
-	data = tu_read_file(FIX "mboxrd.mbox", &n);
-	assert_non_null(data);
 	snprintf(path, sizeof(path), "%s/lead.mbox", d);
 	run("printf '\\n \\r\\n\\t\\n' > '%s' && cat '%s' >> '%s'", path,
 	    FIX "mboxrd.mbox", path);
 	check_mbox(path);
-	free(data);
 	rmtmp(d);
 }
 
@@ -460,24 +286,6 @@ test_empty(void **state)
 		assert_int_equal(source_seek(s, "0"), ERR_INVAL);
 		source_free(s);
 	}
-}
-
-static void
-assert_progress_done(const char *path, unsigned flags)
-{
-	struct source *s;
-	struct source_mail m;
-	bool trunc;
-	double p, prev = 0;
-
-	assert_int_equal(source_open(path, flags, &s), ERR_OK);
-	while (source_next(s, &m, &trunc) == ERR_OK) {
-		p = source_progress(s);
-		assert_true(p >= prev && p <= 1.0);
-		prev = p;
-	}
-	assert_true(source_progress(s) == 1.0);
-	source_free(s);
 }
 
 /* gzip, one member and several, reads like the plain file. */
@@ -771,125 +579,6 @@ test_maildir_limit(void **state)
 	rmtmp(d);
 }
 
-/* One fast-import commit: mail text as "m", or a deletion ("d"). */
-static void
-fi_commit(FILE *f, int t, const char *mail, bool first)
-{
-	const char *name = mail != NULL ? "m" : "d";
-	const char *text = mail != NULL ? mail : "deleted\n";
-
-	fprintf(f, "commit refs/heads/master\n");
-	fprintf(f, "committer I <i@example.org> %d +0000\n", 1700000000 + t);
-	fprintf(f, "data 2\nm\n");
-	if (!first)
-		fprintf(f, "D %s\n", mail != NULL ? "d" : "m");
-	fprintf(
-	    f, "M 100644 inline %s\ndata %zu\n%s\n", name, strlen(text), text);
-}
-
-/* An epoch repository holding the mails (NULL: a deletion). */
-static void
-make_epoch(const char *dir, const char *const *mails, size_t n)
-{
-	char stream[4200];
-	FILE *f;
-	size_t i;
-
-	run("git init -q --bare '%s'", dir);
-	snprintf(stream, sizeof(stream), "%s.fi", dir);
-	f = fopen(stream, "w");
-	assert_non_null(f);
-	for (i = 0; i < n; i++)
-		fi_commit(f, (int)i, mails[i], i == 0);
-	assert_int_equal(fclose(f), 0);
-	run("git -C '%s' fast-import --quiet < '%s' && rm '%s'", dir, stream,
-	    stream);
-}
-
-static void
-make_inbox(const char *d)
-{
-	static const char *const e0[] = { "Message-ID: <1@x>\n\none\n",
-		"Message-ID: <2@x>\n\ntwo\n", NULL,
-		"Message-ID: <3@x>\n\nthree\n" };
-	static const char *const e2[] = { "Message-ID: <4@x>\n\nfour\n",
-		"Message-ID: <5@x>\n\nfive\n" };
-	static const char *const e10[] = { "Message-ID: <6@x>\n\nsix\n" };
-	char path[4200];
-
-	run("mkdir '%s/git' && git init -q --bare '%s/git/all.git'", d, d);
-	snprintf(path, sizeof(path), "%s/git/0.git", d);
-	make_epoch(path, e0, 4);
-	snprintf(path, sizeof(path), "%s/git/2.git", d);
-	make_epoch(path, e2, 2);
-	snprintf(path, sizeof(path), "%s/git/10.git", d);
-	make_epoch(path, e10, 1);
-}
-
-static void
-assert_pos_shape(const char *pos, const char *epoch)
-{
-	size_t n = strlen(epoch), i;
-
-	assert_int_equal(strlen(pos), n + 1 + 40);
-	assert_memory_equal(pos, epoch, n);
-	assert_int_equal(pos[n], ':');
-	for (i = n + 1; pos[i] != '\0'; i++)
-		assert_non_null(strchr("0123456789abcdef", pos[i]));
-}
-
-static void
-test_pubinbox(void **state)
-{
-	static const char *const words[] = { "one", "two", "three", "four",
-		"five", "six" };
-	char *d, path[4200], bad[128];
-	struct mails ms = { 0 }, one = { 0 };
-	struct source *s;
-	size_t i;
-
-	(void)state;
-	if (!have_git())
-		skip();
-	d = mktmp();
-	make_inbox(d);
-	read_source(d, 0, NULL, &ms);
-	assert_int_equal(ms.n, 6);
-	for (i = 0; i < 6; i++) {
-		assert_non_null(strstr(ms.raw[i], words[i]));
-		assert_false(ms.trunc[i]);
-		assert_pos_shape(ms.pos[i], i < 3 ? "0" : i < 5 ? "2" : "10");
-	}
-	assert_resume(d, 0, &ms);
-	assert_progress_done(d, 0);
-
-	/* One epoch given directly. */
-	snprintf(path, sizeof(path), "%s/git/2.git", d);
-	read_source(path, 0, NULL, &one);
-	assert_int_equal(one.n, 2);
-	mails_assert_part(&ms, 3, &one, false);
-	assert_int_equal(source_open(path, 0, &s), ERR_OK);
-	assert_int_equal(source_kind(s), SOURCE_PUBINBOX);
-	assert_int_equal(source_seek(s, ms.pos[0]), ERR_INVAL);
-	source_free(s);
-	mails_free(&one);
-
-	/* Positions this inbox cannot have made. */
-	assert_int_equal(source_open(d, 0, &s), ERR_OK);
-	snprintf(bad, sizeof(bad), "0:%s", ms.pos[3] + 2);
-	assert_int_equal(source_seek(s, bad), ERR_INVAL);
-	snprintf(bad, sizeof(bad), "3:%s", ms.pos[0] + 2);
-	assert_int_equal(source_seek(s, bad), ERR_INVAL);
-	assert_int_equal(source_seek(s, "0:1234"), ERR_INVAL);
-	assert_int_equal(source_seek(s, "0"), ERR_INVAL);
-	assert_int_equal(source_seek(s, ""), ERR_INVAL);
-	snprintf(bad, sizeof(bad), "0:%.39sg", ms.pos[0] + 2);
-	assert_int_equal(source_seek(s, bad), ERR_INVAL);
-	source_free(s);
-	mails_free(&ms);
-	rmtmp(d);
-}
-
 static void
 test_open_kinds(void **state)
 {
@@ -1004,52 +693,6 @@ test_corpus(void **state)
 	rmtmp(d);
 }
 
-/* An epoch longer than the reader's reopening interval. */
-static void
-test_pubinbox_long(void **state)
-{
-	enum {
-		N = 5000
-	};
-	char *d, path[4200], stream[4200], mail[64];
-	struct mails ms = { 0 }, rest = { 0 };
-	FILE *f;
-	size_t i;
-
-	(void)state;
-	if (!have_git())
-		skip();
-	d = mktmp();
-	snprintf(path, sizeof(path), "%s/7.git", d);
-	snprintf(stream, sizeof(stream), "%s/fi", d);
-	run("git init -q --bare '%s'", path);
-	f = fopen(stream, "w");
-	assert_non_null(f);
-	for (i = 0; i < N; i++) {
-		snprintf(
-		    mail, sizeof(mail), "Message-ID: <%zu@x>\n\n%zu\n", i, i);
-		fi_commit(f, (int)i, mail, i == 0);
-	}
-	assert_int_equal(fclose(f), 0);
-	run("git -C '%s' fast-import --quiet < '%s'", path, stream);
-	read_source(path, 0, NULL, &ms);
-	assert_int_equal(ms.n, N);
-	for (i = 0; i < N; i += 611) {
-		snprintf(
-		    mail, sizeof(mail), "Message-ID: <%zu@x>\n\n%zu\n", i, i);
-		assert_string_equal(ms.raw[i], mail);
-		assert_pos_shape(ms.pos[i], "7");
-	}
-	read_source(path, 0, ms.pos[N - 2], &rest);
-	mails_assert_equal(&ms, N - 1, &rest);
-	mails_free(&rest);
-	read_source(path, 0, ms.pos[9], &rest);
-	mails_assert_equal(&ms, 10, &rest);
-	mails_free(&rest);
-	mails_free(&ms);
-	rmtmp(d);
-}
-
 int
 main(void)
 {
@@ -1067,8 +710,6 @@ main(void)
 		cmocka_unit_test(test_huge_mail),
 		cmocka_unit_test(test_maildir),
 		cmocka_unit_test(test_maildir_limit),
-		cmocka_unit_test(test_pubinbox),
-		cmocka_unit_test(test_pubinbox_long),
 		cmocka_unit_test(test_open_kinds),
 		cmocka_unit_test(test_corpus),
 	};
