@@ -6,6 +6,7 @@
 #include "bot/cli.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,9 @@
 #include "bot/conf.h"
 #include "bot/import.h"
 #include "bot/ingest.h"
+#include "bot/outbox.h"
 #include "bot/show.h"
+#include "bot/workflow.h"
 #include "parsers/limits.h"
 #include "util/log.h"
 #include "util/timeutil.h"
@@ -42,7 +45,15 @@ static const char usage_text[] =
     "public-inbox\n"
     "  list [--state S] [--json]     contributions, newest first\n"
     "  show [--json] REF             one contribution\n"
-    "  am REF                        the newest series as a git-am mbox\n";
+    "  am REF                        the newest series as a git-am mbox\n"
+    "  stage REF [--series]          add to the unstable queue\n"
+    "  drop REF REASON [WORDS...]    drop (nacked, to-be-updated, ...)\n"
+    "  graduate REF                  move to the stable queue\n"
+    "  fold REF SLUG                 fold a fix-up into a staged patch\n"
+    "  state REF new|changes-requested|rejected\n"
+    "  withdraw REF                  drop as withdrawn\n"
+    "  send [--now]                  send the mail that is due\n"
+    "  rebuild | upstream            run one staging worker once\n";
 
 static int
 usage(void)
@@ -270,6 +281,116 @@ cmd_am(struct cli *c)
 	return am_write(c->st, &c->conf, c->argv[1], stdout);
 }
 
+/* The local user, as the actor of terminal commands. */
+static const char *
+local_user(void)
+{
+	const char *u = getenv("USER");
+	struct passwd *pw;
+
+	if (u && *u)
+		return u;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "operator";
+}
+
+/*
+ * stage, drop, graduate, fold, state, withdraw: the mail commands from
+ * the terminal.  The words after REF are read as the command line a
+ * maintainer would mail, so both paths share the parser and its checks.
+ */
+static int
+cmd_verb(struct cli *c)
+{
+	struct buf line = BUF_INIT, msg = BUF_INIT;
+	struct command *cmds = NULL;
+	struct workflow *w = NULL;
+	size_t ncmds = 0;
+	int64_t cid, sid, pid;
+	int i, rc = 1;
+	enum err e;
+
+	if (c->argc < 2)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	buf_addf(&line, "%s %s", c->conf.command_prefix, c->argv[0]);
+	for (i = 2; i < c->argc; i++)
+		buf_addf(&line, " %s",
+		    strcmp(c->argv[i], "--series") == 0 ? "series"
+		                                        : c->argv[i]);
+	buf_addc(&line, '\n');
+	command_parse(
+	    c->a, buf_str(&line), c->conf.command_prefix, &cmds, &ncmds);
+	if (ncmds != 1 || cmds[0].verb == CMD_BAD) {
+		fprintf(stderr, "patchyard: %s\n",
+		    ncmds && cmds[0].error ? cmds[0].error : "bad arguments");
+		rc = 2;
+		goto out;
+	}
+	if ((e = store_begin(c->st)) != ERR_OK)
+		goto out;
+	e = show_resolve(c->st, c->argv[1], &cid, &sid, &pid);
+	if (e == ERR_OK) {
+		w = workflow_new(c->st, &c->conf);
+		e = workflow_local(
+		    w, &cmds[0], cid, sid, pid, local_user(), &msg);
+	}
+	if (e == ERR_OK && (e = store_commit(c->st)) == ERR_OK) {
+		printf("%s\n", buf_cstr(&msg));
+		rc = 0;
+	} else {
+		store_rollback(c->st);
+		if (e == ERR_NOTFOUND)
+			fprintf(stderr, "patchyard: %s: no such contribution\n",
+			    c->argv[1]);
+		else if (msg.n)
+			fprintf(
+			    stderr, "patchyard: refused: %s\n", buf_cstr(&msg));
+		rc = e == ERR_USAGE ? 2 : 1;
+	}
+out:
+	workflow_free(w);
+	buf_free(&line);
+	buf_free(&msg);
+	return rc;
+}
+
+static int
+cmd_send(struct cli *c)
+{
+	unsigned sent, failed, waiting;
+	bool now = false;
+	enum err e;
+	int i;
+
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--now") == 0)
+			now = true;
+		else
+			return usage();
+	}
+	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	e = outbox_send(c->st, &c->conf, now, &sent, &failed, &waiting);
+	if (sent + failed + waiting)
+		fprintf(stderr, "send: %u sent, %u failed, %u waiting\n", sent,
+		    failed, waiting);
+	return e == ERR_OK ? 0 : 1;
+}
+
+/* rebuild and upstream: the staging workers.  A project without a
+ * staging repository has nothing to build. */
+static int
+cmd_worker(struct cli *c)
+{
+	if (c->argc != 1)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	return 0;
+}
+
 static const struct subcommand {
 	const char *name;
 	int (*fn)(struct cli *);
@@ -280,6 +401,15 @@ static const struct subcommand {
 	{ "list", cmd_list },
 	{ "show", cmd_show },
 	{ "am", cmd_am },
+	{ "stage", cmd_verb },
+	{ "drop", cmd_verb },
+	{ "graduate", cmd_verb },
+	{ "fold", cmd_verb },
+	{ "state", cmd_verb },
+	{ "withdraw", cmd_verb },
+	{ "send", cmd_send },
+	{ "rebuild", cmd_worker },
+	{ "upstream", cmd_worker },
 };
 
 int

@@ -22,7 +22,7 @@ struct item {
 	size_t n, cap;
 	struct arena *a;
 	struct mail m;
-	char pos[128];
+	char pos[sizeof(((struct source_mail *)0)->pos)];
 	bool truncated;
 };
 
@@ -120,7 +120,7 @@ struct writer {
 	int64_t project; /* the --project's id, resolved once */
 	unsigned batch;
 	size_t done, in_tx;
-	char last_pos[128];
+	char last_pos[sizeof(((struct source_mail *)0)->pos)];
 };
 
 static enum err

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/workflow.h"
 #include "parsers/addr.h"
 #include "parsers/slug.h"
 #include "parsers/subject.h"
@@ -37,6 +38,7 @@ struct ingest {
 	struct ingest_stats stats;
 	int64_t now;
 	int depth; /* nesting of pending resolution */
+	struct workflow *wf; /* made when the first command arrives */
 };
 
 static enum err place_waiting(struct ingest *in, const char *msgid);
@@ -57,6 +59,7 @@ ingest_free(struct ingest *in)
 {
 	if (in == NULL)
 		return;
+	workflow_free(in->wf);
 	arena_free(in->a);
 	free(in);
 }
@@ -869,6 +872,23 @@ store_new(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	    in->st, &r, m->nrefs ? m->refs[m->nrefs - 1] : NULL, raw, n, id);
 }
 
+/* A reply is placed; its commands, if any, run once, when it arrives:
+ * a command mail that answers nothing tracked is told so. */
+static enum err
+place_command_reply(struct ingest *in, const struct mail *m, int64_t msg_id)
+{
+	struct store_msg r;
+	enum err e = m->nrefs ? place_reply(in, m, msg_id) : ERR_OK;
+
+	if (e != ERR_OK || m->ncommands == 0 || in->conf == NULL)
+		return e;
+	if ((e = store_msg_get(in->st, in->a, msg_id, &r)) != ERR_OK)
+		return e;
+	if (in->wf == NULL)
+		in->wf = workflow_new(in->st, in->conf);
+	return workflow_mail(in->wf, m, msg_id, r.series_id, r.patch_id);
+}
+
 static enum err
 place(struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
 {
@@ -878,6 +898,7 @@ place(struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
 	case MAIL_COVER:
 		return place_cover(in, m, project, msg_id);
 	case MAIL_REPLY:
+		return place_command_reply(in, m, msg_id);
 	case MAIL_PULL:
 	case MAIL_BOT:
 		return m->nrefs ? place_reply(in, m, msg_id) : ERR_OK;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "parsers/msgid.h"
+#include "storage/store_outbox.h"
 #include "util/ascii.h"
 #include "util/log.h"
 #include "util/timeutil.h"
@@ -166,6 +167,73 @@ json_events(struct json *j, const struct view_contrib *c)
 	json_arr_end(j);
 }
 
+static void
+json_checks(struct json *j, const struct view_contrib *c)
+{
+	size_t i;
+	char when[32];
+
+	json_key(j, "checks");
+	json_arr_begin(j);
+	for (i = 0; i < c->nchecks; i++) {
+		const struct store_check *k = &c->checks[i];
+
+		json_obj_begin(j);
+		json_key(j, "patch_id");
+		json_int(j, k->patch_id);
+		json_key(j, "context");
+		json_str(j, k->context);
+		json_key(j, "state");
+		json_str(j, k->state);
+		json_key(j, "url");
+		json_str(j, k->url);
+		json_key(j, "summary");
+		json_str(j, k->summary);
+		json_key(j, "reporter");
+		json_str(j, k->reporter);
+		json_key(j, "time");
+		if (time_fmt_iso(when, sizeof(when), k->time) == ERR_OK)
+			json_str(j, when);
+		else
+			json_null(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
+json_outbox(struct json *j, const struct view_contrib *c)
+{
+	size_t i;
+
+	json_key(j, "outbox");
+	json_arr_begin(j);
+	for (i = 0; i < c->noutbox; i++) {
+		const struct store_outbox *o = &c->outbox[i];
+		struct str rest = str_from(o->rcpt), line;
+
+		json_obj_begin(j);
+		json_key(j, "message_id");
+		json_str(j, o->message_id);
+		json_key(j, "event");
+		json_str(j, o->kind);
+		json_key(j, "to");
+		json_arr_begin(j);
+		while (str_nextline(&rest, &line))
+			if (line.n)
+				json_strn(j, line.p, line.n);
+		json_arr_end(j);
+		json_key(j, "state");
+		json_str(j, o->state);
+		json_key(j, "attempts");
+		json_int(j, o->attempts);
+		json_key(j, "last_error");
+		json_str(j, o->last_error);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 void
 show_json_contrib(struct json *j, const struct view_contrib *c, bool full)
 {
@@ -195,13 +263,9 @@ show_json_contrib(struct json *j, const struct view_contrib *c, bool full)
 	json_arr_end(j);
 	json_patches(j, n);
 	if (full) {
-		json_key(j, "checks");
-		json_arr_begin(j);
-		json_arr_end(j);
+		json_checks(j, c);
 		json_events(j, c);
-		json_key(j, "outbox");
-		json_arr_begin(j);
-		json_arr_end(j);
+		json_outbox(j, c);
 	}
 	json_obj_end(j);
 }

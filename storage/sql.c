@@ -21,7 +21,8 @@
 	"id, coalesce(project_id, 0), series_id, message_id, number,"          \
 	" title, norm_title, author_name, author_email, author_time,"          \
 	" author_tz, patch_id, files, slug, state, queue, reason,"             \
-	" conflict, coalesce(predecessor_id, 0), coalesce(queued_at, 0)"
+	" conflict, coalesce(predecessor_id, 0), coalesce(queued_at, 0),"      \
+	" coalesce(queue_pos, 0), coalesce(folded_into, 0)"
 
 static const char *const text[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
@@ -119,18 +120,20 @@ static const char *const text[SQL_COUNT] = {
 	    "INSERT INTO patch(project_id, series_id, message_id, number,"
 	    " title, norm_title, author_name, author_email, author_time,"
 	    " author_tz, patch_id, files, slug, state, queue, reason,"
-	    " conflict, predecessor_id, queued_at) VALUES(:project, :series,"
-	    " :message, :number, :title, :norm_title, :author_name,"
-	    " :author_email, :author_time, :author_tz, :patch_id, :files,"
-	    " :slug, :state, :queue, :reason, :conflict, :predecessor,"
-	    " :queued_at)",
+	    " conflict, predecessor_id, queued_at, queue_pos, folded_into)"
+	    " VALUES(:project, :series, :message, :number, :title,"
+	    " :norm_title, :author_name, :author_email, :author_time,"
+	    " :author_tz, :patch_id, :files, :slug, :state, :queue, :reason,"
+	    " :conflict, :predecessor, :queued_at, :queue_pos,"
+	    " :folded_into)",
 	[SQL_PATCH_DELETE] = "DELETE FROM patch WHERE id = :id",
 	[SQL_PATCH_REPOINT_PRED] = "UPDATE patch SET predecessor_id = :to"
 	                           " WHERE predecessor_id = :from",
 	[SQL_PATCH_UPDATE] =
 	    "UPDATE patch SET slug = :slug, state = :state, queue = :queue,"
 	    " reason = :reason, conflict = :conflict,"
-	    " predecessor_id = :predecessor, queued_at = :queued_at"
+	    " predecessor_id = :predecessor, queued_at = :queued_at,"
+	    " queue_pos = :queue_pos, folded_into = :folded_into"
 	    " WHERE id = :id",
 	[SQL_PATCH_BY_NUMBER] =
 	    "SELECT id FROM patch WHERE series_id = :series"
@@ -200,6 +203,51 @@ static const char *const text[SQL_COUNT] = {
 	    " m.kind FROM message m JOIN series s ON s.id = m.series_id"
 	    " WHERE m.msgid = :msgid AND (m.flags & 2) = 0"
 	    " ORDER BY m.id LIMIT 1",
+
+	[SQL_OUTBOX_ADD] =
+	    "INSERT INTO outbox(event_id, contribution_id, patch_id, kind,"
+	    " message_id, in_reply_to, rcpt, body, state, attempts,"
+	    " next_attempt, created) VALUES(:event, :contribution, :patch,"
+	    " :kind, :message_id, :in_reply_to, :rcpt, :body, :state, 0,"
+	    " :next_attempt, :created)",
+	[SQL_OUTBOX_GET] =
+	    "SELECT id, coalesce(event_id, 0), coalesce(contribution_id, 0),"
+	    " coalesce(patch_id, 0), kind, message_id, in_reply_to, rcpt,"
+	    " body, state, attempts, next_attempt, created,"
+	    " coalesce(sent_at, 0), last_error FROM outbox WHERE id = :id",
+	[SQL_OUTBOX_DUE] = "SELECT id FROM outbox WHERE state = 'queued'"
+	                   " AND (:all OR next_attempt <= :now) ORDER BY id",
+	[SQL_OUTBOX_RESULT] =
+	    "UPDATE outbox SET state = :state, attempts = :attempts,"
+	    " next_attempt = :next_attempt, last_error = :last_error,"
+	    " sent_at = :sent_at, rcpt = :rcpt WHERE id = :id",
+	[SQL_OUTBOX_RELEASE] = "UPDATE outbox SET state = 'queued'"
+	                       " WHERE patch_id = :patch AND state = 'held'",
+	[SQL_OUTBOX_OF] =
+	    "SELECT id, coalesce(event_id, 0), coalesce(contribution_id, 0),"
+	    " coalesce(patch_id, 0), kind, message_id, in_reply_to, rcpt,"
+	    " '', state, attempts, next_attempt, created,"
+	    " coalesce(sent_at, 0), last_error FROM outbox"
+	    " WHERE contribution_id = :contribution ORDER BY id",
+	[SQL_CHECK_ADD] =
+	    "INSERT INTO checks(patch_id, series_id, context, state, url,"
+	    " summary, log, base_commit, reporter, time) VALUES(:patch,"
+	    " :series, :context, :state, :url, :summary, :log, :base,"
+	    " :reporter, :time)",
+	[SQL_CHECK_OF] =
+	    "SELECT coalesce(k.patch_id, 0), coalesce(k.series_id, 0),"
+	    " k.context, k.state, k.url, k.summary, k.log, k.base_commit,"
+	    " k.reporter, k.time FROM checks k"
+	    " JOIN series s ON s.id = k.series_id"
+	    " WHERE s.contribution_id = :contribution ORDER BY k.id",
+	[SQL_PATCH_QUEUE_NEXT] =
+	    "SELECT coalesce(max(queue_pos), 0) + 1 FROM patch"
+	    " WHERE project_id IS :project AND state = 'staged'"
+	    " AND queue = :queue",
+	[SQL_PATCH_BY_SLUG] =
+	    "SELECT id FROM patch WHERE project_id IS :project"
+	    " AND slug = :slug ORDER BY (state = 'staged') DESC, id DESC"
+	    " LIMIT 1",
 };
 
 const char *

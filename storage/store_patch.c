@@ -45,6 +45,8 @@ store_patch_get(
 		p->conflict = db_col_int(s, 17) != 0;
 		p->predecessor_id = db_col_int(s, 18);
 		p->queued_at = db_col_int(s, 19);
+		p->queue_pos = db_col_int(s, 20);
+		p->folded_into = db_col_int(s, 21);
 	}
 	sqlite3_reset(s);
 	return e;
@@ -60,6 +62,8 @@ bind_mutable(sqlite3_stmt *s, const struct store_patch *p)
 	db_bind_int(s, ":conflict", p->conflict);
 	db_bind_id(s, ":predecessor", p->predecessor_id);
 	db_bind_id(s, ":queued_at", p->queued_at);
+	db_bind_id(s, ":queue_pos", p->queue_pos);
+	db_bind_id(s, ":folded_into", p->folded_into);
 }
 
 enum err
@@ -242,4 +246,26 @@ store_patch_trailer_move(struct store *st, int64_t from, int64_t to)
 	db_bind_int(s, ":from", from);
 	db_bind_int(s, ":to", to);
 	return db_exec(st, s, "trailer move");
+}
+
+enum err
+store_patch_queue_next(
+    struct store *st, int64_t project_id, const char *queue, int64_t *pos)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_QUEUE_NEXT);
+
+	db_bind_id(s, ":project", project_id);
+	db_bind_text(s, ":queue", queue);
+	return one_id(st, s, pos, "queue next");
+}
+
+enum err
+store_patch_by_slug(
+    struct store *st, int64_t project_id, const char *slug, int64_t *id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_BY_SLUG);
+
+	db_bind_id(s, ":project", project_id);
+	db_bind_text(s, ":slug", slug);
+	return one_id(st, s, id, "patch by slug");
 }

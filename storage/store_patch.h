@@ -29,6 +29,8 @@ struct store_patch {
 	bool conflict;
 	int64_t predecessor_id;
 	int64_t queued_at;
+	int64_t queue_pos; /* order in its queue */
+	int64_t folded_into; /* the patch this fix-up was folded into */
 };
 
 enum err store_patch_get(
@@ -45,6 +47,12 @@ enum err store_patch_by_title(
     struct store *st, int64_t series_id, const char *norm_title, int64_t *id);
 enum err store_patch_by_patchid(
     struct store *st, int64_t series_id, const char *patch_id, int64_t *id);
+/* The next position at the end of a project's queue. */
+enum err store_patch_queue_next(
+    struct store *st, int64_t project_id, const char *queue, int64_t *pos);
+/* The patch known by slug in a project (its staged one first). */
+enum err store_patch_by_slug(
+    struct store *st, int64_t project_id, const char *slug, int64_t *id);
 enum err store_patch_of_series(
     struct store *st, int64_t series_id, int64_t **ids, size_t *n);
 /* Is slug used by any patch of the project? */

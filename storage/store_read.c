@@ -152,6 +152,17 @@ series_state(const struct view_series *v)
 	return v->patches[0].state;
 }
 
+enum err
+store_read_trailers(struct store *st, struct arena *a, int64_t patch_id,
+    int64_t series_id, struct view_trailer **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_READ_TRAILERS_OF);
+
+	db_bind_int(s, ":patch", patch_id);
+	db_bind_int(s, ":series", series_id);
+	return rows(st, a, s, sizeof(**out), trailer_row, (void **)out, n);
+}
+
 static enum err
 read_series(struct store *st, struct arena *a, struct view_series *v)
 {
@@ -165,11 +176,8 @@ read_series(struct store *st, struct arena *a, struct view_series *v)
 	for (i = 0; i < v->npatches && e == ERR_OK; i++) {
 		struct view_patch *p = &v->patches[i];
 
-		s = db_stmt(st, SQL_READ_TRAILERS_OF);
-		db_bind_int(s, ":patch", p->id);
-		db_bind_int(s, ":series", v->id);
-		e = rows(st, a, s, sizeof(*p->trailers), trailer_row,
-		    (void **)&p->trailers, &p->ntrailers);
+		e = store_read_trailers(
+		    st, a, p->id, v->id, &p->trailers, &p->ntrailers);
 	}
 	v->state = series_state(v);
 	return e;
@@ -211,6 +219,12 @@ store_read_contrib(struct store *st, struct arena *a, int64_t id,
 		db_bind_int(s, ":contribution", id);
 		e = rows(st, a, s, sizeof(*out->events), event_row,
 		    (void **)&out->events, &out->nevents);
+		if (e == ERR_OK)
+			e = store_check_of(
+			    st, a, id, &out->checks, &out->nchecks);
+		if (e == ERR_OK)
+			e = store_outbox_of(
+			    st, a, id, &out->outbox, &out->noutbox);
 	}
 	return e;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "storage/store.h"
+#include "storage/store_outbox.h"
 #include "util/arena.h"
 
 struct view_trailer {
@@ -76,6 +77,10 @@ struct view_contrib {
 	struct view_series *newest; /* NULL only for an empty one */
 	struct view_event *events;
 	size_t nevents;
+	struct store_check *checks; /* with events only */
+	size_t nchecks;
+	struct store_outbox *outbox; /* with events only */
+	size_t noutbox;
 };
 
 /* Contribution ids, newest activity first; project 0: all. */
@@ -86,6 +91,10 @@ enum err store_read_contrib(struct store *st, struct arena *a, int64_t id,
     bool with_events, struct view_contrib *out);
 /* The state of a contribution (its newest series'). */
 const char *store_read_state(const struct view_contrib *c);
+
+/* The trailers of one patch (own, collected, and its series'). */
+enum err store_read_trailers(struct store *st, struct arena *a,
+    int64_t patch_id, int64_t series_id, struct view_trailer **out, size_t *n);
 
 /* Where a Message-ID lives: its contribution, series and patch (0: the
  * message is the cover letter or about the whole series). */
