@@ -675,6 +675,52 @@ test_dropped_mid_data(void **state)
 	smtp_result_free(&r);
 }
 
+/* The same over TLS: a write into a closed TLS connection must come back
+ * as an error, not kill us with SIGPIPE. */
+static enum smtp_status
+send_big(
+    const struct smtp_config *c, const struct buf *m, struct smtp_result *r)
+{
+	struct smtp *s = NULL;
+	enum smtp_status st;
+
+	assert_int_equal(smtp_new(c, &s), ERR_OK);
+	st = smtp_send(s, FROM, RCPTS, m->p, m->n, r);
+	smtp_free(s);
+	return st;
+}
+
+static void
+test_dropped_mid_data_tls(void **state)
+{
+	struct buf big = BUF_INIT;
+	char cert[160], key[160];
+	struct smtp_config c;
+	struct smtp_result r;
+
+	NEED_DEPS();
+	smtp_result_init(&r);
+	path(cert, sizeof(cert), "cert.pem");
+	path(key, sizeof(key), "cert.key");
+	start_server(0, "--implicit-tls", "--tls-cert", cert, "--tls-key", key,
+	    "--mode", "drop-data", NULL);
+	c = relay("smtps", CONF_TLS_REQUIRED);
+	c.ca_file = cert;
+	/* Several MB, so that curl is still writing when the server goes. */
+	buf_add(&big, message, message_len);
+	while (big.n < 4 * 1024 * 1024)
+		buf_adds(&big,
+		    "0123456789012345678901234567890123456789012345"
+		    "678901234567890123456789\r\n");
+	assert_true(send_big(&c, &big, &r) == SMTP_TEMP);
+	buf_free(&big);
+	assert_int_equal(delivered(NULL), 0);
+	set_mode("accept");
+	assert_int_equal(send_one(&c, &r), SMTP_OK);
+	check_delivery("yes", "-");
+	smtp_result_free(&r);
+}
+
 static void
 test_killed_mid_data(void **state)
 {
@@ -818,6 +864,7 @@ main(void)
 		T(test_reject),
 		T(test_some_recipients_refused),
 		T(test_dropped_mid_data),
+		T(test_dropped_mid_data_tls),
 		T(test_killed_mid_data),
 		T(test_acknowledged_then_dropped),
 		T(test_server_down),
