@@ -319,14 +319,15 @@ on_command(struct xfer *x, const char *p, size_t n)
 		if (lt >= 0 && gt > lt)
 			keep_line(x->rcpt, sizeof(x->rcpt), p + lt + 1,
 			    (size_t)(gt - lt - 1));
-	} else if (str_istartswith(line, "DATA")) {
+	} else if (str_ieqs(str_rtrim(line), "DATA")) {
 		x->phase = PHASE_DATA;
-	} else if (str_istartswith(line, "QUIT")) {
+	} else if (str_ieqs(str_rtrim(line), "QUIT")) {
 		x->quit_from = x->phase;
 		x->phase = PHASE_QUIT;
 	}
-	/* EHLO, STARTTLS, AUTH and its (secret) continuation lines, QUIT:
-	 * nothing to keep. */
+	/* EHLO, STARTTLS, AUTH and its (secret) continuation lines: nothing
+	 * to keep.  DATA and QUIT are matched whole so that no base64 line
+	 * of AUTH can pass for them. */
 }
 
 static void
@@ -361,12 +362,26 @@ on_reply(struct xfer *x, int code, const char *p, size_t n)
 	}
 }
 
-/* Complete reply lines: "250-..." continues, "250 ..." is final. */
+/* The code of a final reply line ("250 ok", "250"), or -1 for a
+ * continuation ("250-...") or junk. */
+static int
+reply_code(struct str line)
+{
+	if (line.n < 3 || !ascii_isdigit(line.p[0]) ||
+	    !ascii_isdigit(line.p[1]) || !ascii_isdigit(line.p[2]) ||
+	    (line.n > 3 && line.p[3] != ' '))
+		return -1;
+	return (line.p[0] - '0') * 100 + (line.p[1] - '0') * 10 +
+	    (line.p[2] - '0');
+}
+
+/* Feed the complete lines received so far to on_reply. */
 static void
 on_reply_bytes(struct xfer *x, const char *p, size_t n)
 {
 	struct str rest, line;
 	size_t used = 0;
+	int code;
 
 	if (buf_add(&x->in, p, n) != ERR_OK)
 		buf_reset(&x->in); /* a reply line over the cap is junk */
@@ -374,15 +389,8 @@ on_reply_bytes(struct xfer *x, const char *p, size_t n)
 	while (rest.n && str_find(rest, '\n') >= 0) {
 		str_nextline(&rest, &line);
 		used = (size_t)(rest.p - x->in.p);
-		if (line.n >= 4 && ascii_isdigit(line.p[0]) &&
-		    ascii_isdigit(line.p[1]) && ascii_isdigit(line.p[2]) &&
-		    line.p[3] == ' ')
-			on_reply(x,
-			    (line.p[0] - '0') * 100 + (line.p[1] - '0') * 10 +
-			        (line.p[2] - '0'),
-			    line.p, line.n);
-		else if (line.n == 3 && ascii_isdigit(line.p[0]))
-			on_reply(x, atoi(line.p), line.p, line.n);
+		if ((code = reply_code(line)) >= 0)
+			on_reply(x, code, line.p, line.n);
 	}
 	if (used) {
 		memmove(x->in.p, x->in.p + used, x->in.n - used);
