@@ -490,7 +490,8 @@ hl_mailbox(struct hline *h, const struct mailout_addr *a, bool last)
 	buf_free(&t);
 }
 
-/* An address as the envelope and the headers take it, or NULL. */
+/* Whether a recipient goes out (valid, not the bot, not seen before);
+ * taken ones are added to seen, one per line. */
 static bool
 take_rcpt(const struct mailout_addr *a, const char *bot, struct buf *seen)
 {

@@ -104,6 +104,32 @@ enum err template_check(
 enum err template_render(
     const struct template *t, const struct template_data *d, struct buf *out);
 
+/*
+ * The names the workflow fills in for a mail template (unknown values
+ * stay unset or empty; the templates cope):
+ *
+ * every event: project (name), list (address), bot (bot.address),
+ *   prefix (bot.command-prefix), url (status page of the contribution),
+ *   subject (decoded Subject of the mail answered), title (patch title),
+ *   slug (quilt file name), author ("Name <addr>"), author_name,
+ *   author_email, message_id (of the patch, no brackets), version, actor
+ *   (who acted, "Name <addr>"; empty for the bot itself), link (archive
+ *   URL of the patch), queue (unstable | stable; empty when not staged)
+ * updated: old_version, interdiff (text; empty when only the message or
+ *   trailers changed)
+ * merged: how (exact | link | changed), commit (abbreviated id),
+ *   commit_title, upstream (branch)
+ * dropped: reason (nacked | to-be-updated | withdrawn | obsolete |
+ *   failures | folded | conflict), words (the rest of the drop command
+ *   line), into (the slug folded into)
+ * conflict: base (upstream commit), details (what did not apply)
+ * test-failed: context, commit, summary, log (its tail, already cut),
+ *   log_url
+ * command-reply: requester (display name), and a list commands with,
+ *   per command line, line (as written), status (accepted | refused),
+ *   message (what happened or why not)
+ */
+
 /* The mail events, in DESIGN.md §8's order, NULL-terminated. */
 extern const char *const template_mail_events[];
 
