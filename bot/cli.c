@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,9 @@ cli_main(int argc, char **argv)
 	size_t k;
 	int i, rc;
 
+	/* A relay or client that hangs up must not kill the process: the
+	 * write fails and the error is handled where it happens. */
+	signal(SIGPIPE, SIG_IGN);
 	memset(&c, 0, sizeof(c));
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)

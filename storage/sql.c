@@ -127,6 +127,8 @@ static const char *const text[SQL_COUNT] = {
 	    " :conflict, :predecessor, :queued_at, :queue_pos,"
 	    " :folded_into)",
 	[SQL_PATCH_DELETE] = "DELETE FROM patch WHERE id = :id",
+	[SQL_TRAILER_DROP_OWN] = "DELETE FROM trailer WHERE patch_id = :id"
+	                         " AND own = 1",
 	[SQL_PATCH_REPOINT_PRED] = "UPDATE patch SET predecessor_id = :to"
 	                           " WHERE predecessor_id = :from",
 	[SQL_PATCH_UPDATE] =
@@ -159,8 +161,9 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_TRAILER_CARRY] =
 	    "INSERT INTO trailer(patch_id, series_id, message_id, name, value,"
 	    " email, verified, own) SELECT :to, NULL, message_id, name,"
-	    " value, email, verified, 0 FROM trailer WHERE patch_id = :from"
-	    " AND own = 0 ORDER BY id",
+	    " value, email, verified, 0 FROM trailer WHERE own = 0 AND"
+	    " (patch_id = :from OR (patch_id IS NULL AND series_id ="
+	    " (SELECT series_id FROM patch WHERE id = :from))) ORDER BY id",
 	[SQL_TRAILER_MOVE] = "UPDATE trailer SET patch_id = :to"
 	                     " WHERE patch_id = :from AND own = 0",
 	[SQL_EVENT_ADD] =

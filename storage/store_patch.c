@@ -94,16 +94,21 @@ store_patch_add(struct store *st, const struct store_patch *p, int64_t *id)
 enum err
 store_patch_delete(struct store *st, int64_t id)
 {
-	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_DELETE);
+	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_REPOINT_PRED);
 	enum err e;
 
-	db_bind_int(s, ":id", id);
-	if ((e = db_exec(st, s, "patch delete")) != ERR_OK)
-		return e;
-	s = db_stmt(st, SQL_PATCH_REPOINT_PRED);
+	/* Nothing may point at the row when it goes (foreign keys). */
 	db_bind_int(s, ":from", id);
 	db_bind_null(s, ":to");
-	return db_exec(st, s, "patch predecessor repoint");
+	if ((e = db_exec(st, s, "patch predecessor repoint")) != ERR_OK)
+		return e;
+	s = db_stmt(st, SQL_TRAILER_DROP_OWN);
+	db_bind_int(s, ":id", id);
+	if ((e = db_exec(st, s, "patch own trailers drop")) != ERR_OK)
+		return e;
+	s = db_stmt(st, SQL_PATCH_DELETE);
+	db_bind_int(s, ":id", id);
+	return db_exec(st, s, "patch delete");
 }
 
 enum err
