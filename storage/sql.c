@@ -115,6 +115,10 @@ static const char *const text[SQL_COUNT] = {
 	    " date DESC, id DESC LIMIT 1),"
 	    " activity = max(activity, :activity) WHERE id = :id",
 
+	[SQL_CONTRIB_ACTIVITY] =
+	    "UPDATE contribution SET activity = :activity WHERE id ="
+	    " (SELECT contribution_id FROM series WHERE id = :series)"
+	    " AND activity < :activity",
 	[SQL_PATCH_GET] = "SELECT " PATCH_COLS " FROM patch WHERE id = :id",
 	[SQL_PATCH_ADD] =
 	    "INSERT INTO patch(project_id, series_id, message_id, number,"

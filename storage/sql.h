@@ -41,6 +41,7 @@ enum sql_id {
 	SQL_EVENT_MOVE,
 	SQL_CONTRIB_DROP_EMPTY,
 	SQL_CONTRIB_TOUCH,
+	SQL_CONTRIB_ACTIVITY,
 	/* patches and trailers */
 	SQL_PATCH_GET,
 	SQL_PATCH_ADD,
