@@ -11,8 +11,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bot/gitapply.h"
 #include "bot/gitrepo.h"
+#include "util/arena.h"
 #include "util/err.h"
+
+struct diff;
 
 /*
  * What applying one file section of a patch to one preimage blob gave,
@@ -76,5 +80,16 @@ const struct gitcache_val *gitcache_get(
 void gitcache_put(struct gitcache *c, const unsigned char key[41],
     const struct gitcache_val *val);
 void gitcache_free(struct gitcache *c);
+
+/*
+ * gitapply_tree() for the builder: the diff parsed already, the tree
+ * looked up, the new tree's id in out.
+ */
+enum err gitapply_diff(struct gitrepo *r, git_tree *tree, const struct diff *d,
+    git_oid *out, struct gitapply_result *res);
+
+/* diff_parse(), its failures turned into a refusal (ERR_PERM). */
+enum err gitapply_parse(struct arena *a, const char *text, size_t n,
+    struct diff **d, struct gitapply_result *res);
 
 #endif

@@ -59,6 +59,23 @@ local_missing(const char *url)
 	return (url[0] == '/' || url[0] == '.') && access(url, F_OK) != 0;
 }
 
+/*
+ * An in-memory remote for url.  url.<base>.insteadOf is not applied: the
+ * configured URL is what we use, and libgit2 1.5.1 leaks a pcre2 match
+ * block for every config entry it tests against that pattern.
+ */
+static int
+remote_new(git_remote **out, struct gitrepo *r, const char *url)
+{
+	git_remote_create_options o;
+
+	git_remote_create_options_init(&o, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	o.repository = r->repo;
+	o.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
+	    GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	return git_remote_create_with_opts(out, url, &o);
+}
+
 static const git_remote_head *
 find_head(git_remote *remote, const char *name)
 {
@@ -102,7 +119,7 @@ gitremote_fetch(
 		log_err("gitremote: %s: no such repository", url);
 		return ERR_NOTFOUND;
 	}
-	if (git_remote_create_anonymous(&remote, r->repo, url) < 0)
+	if (remote_new(&remote, r, url) < 0)
 		return remote_fail(url, "bad remote");
 	git_fetch_options_init(&o, GIT_FETCH_OPTIONS_VERSION);
 	o.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
@@ -183,7 +200,7 @@ push_round(struct gitrepo *r, const char *url, struct gitremote_push *refs,
 	}
 	if (sa.count == 0)
 		return ERR_OK;
-	if (git_remote_create_anonymous(&remote, r->repo, url) < 0)
+	if (remote_new(&remote, r, url) < 0)
 		return remote_fail(url, "bad remote");
 	git_push_options_init(&o, GIT_PUSH_OPTIONS_VERSION);
 	o.callbacks.credentials = credentials;
