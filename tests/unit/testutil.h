@@ -40,6 +40,19 @@ tu_read_file(const char *path, size_t *n)
 }
 
 /*
+ * Write a golden file (tests do so only when $TU_WRITE_GOLDEN is set; the
+ * result is then reviewed by hand before it is committed).
+ */
+static inline void
+tu_write_file(const char *path, const void *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0)
+		abort();
+}
+
+/*
  * The util-linux corpus (gzip), or NULL when this clone has none: tests
  * that need it skip.  $PATCHYARD_CORPUS overrides the default place,
  * ../shared/corpus/ beside the repository.
