@@ -20,9 +20,9 @@ struct gitscan_commit {
 	const char *subject; /* the first paragraph on one line, as git
 	                        log's %s; normalise with subject_norm() */
 	/* The stable patch-id of the diff against the first parent (the
-	 * empty tree for a root commit); "" for merges, empty commits and
-	 * commits touching binary files, for which git's and libgit2's
-	 * patch-ids differ. */
+	 * empty tree for a root commit); "" for merges, empty commits, and
+	 * commits with binary files or renames with changes, for which
+	 * git's and libgit2's patch-ids differ. */
 	char patch_id[41];
 	/* From "Link: <url>/<msgid>[/...]" (the last path segment holding
 	 * an '@', percent-decoded) and "Message-ID: <msgid>" trailers,
