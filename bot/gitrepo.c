@@ -345,6 +345,19 @@ struct oidset {
 	size_t cap, n;
 };
 
+/* The objects to write, in the order they are to be written. */
+struct oidlist {
+	git_oid *v;
+	size_t n, cap;
+};
+
+static void
+oidlist_add(struct oidlist *l, const git_oid *o)
+{
+	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = *o;
+}
+
 static size_t
 oid_hash(const git_oid *o)
 {
@@ -405,38 +418,60 @@ write_loose(struct gitrepo *r, const git_oid *oid)
 	return ERR_OK;
 }
 
-/* A tree and everything under it that is not on disk, leaves first: a
- * tree on disk has all of its children on disk too. */
+/*
+ * A tree and everything under it that is not on disk, leaves first: a
+ * tree on disk has all of its children on disk too.  base is the same
+ * folder in the parent commit's tree (or NULL), which is on disk by the
+ * time its child is persisted: entries equal to base's need no look.
+ */
 static enum err
-persist_tree(struct gitrepo *r, const git_oid *oid, struct oidset *seen)
+persist_tree(struct gitrepo *r, const git_oid *oid, const git_oid *base,
+    struct oidset *seen, struct oidlist *out)
 {
-	git_tree *t = NULL;
+	git_tree *t = NULL, *bt = NULL;
 	size_t i, n;
 	enum err e = ERR_OK;
 
-	if (!oidset_add(seen, oid) || gitpriv_on_disk(r, oid))
+	if ((base && git_oid_equal(oid, base)) || !oidset_add(seen, oid) ||
+	    gitpriv_on_disk(r, oid))
 		return ERR_OK;
 	if (git_tree_lookup(&t, r->repo, oid) < 0)
 		return gitpriv_fail(git_oid_tostr_s(oid), "tree lost");
+	if (base && git_tree_lookup(&bt, r->repo, base) < 0) {
+		git_error_clear();
+		bt = NULL;
+	}
 	n = git_tree_entrycount(t);
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		const git_tree_entry *te = git_tree_entry_byindex(t, i);
+		const git_tree_entry *be = bt
+		    ? git_tree_entry_byname(bt, git_tree_entry_name(te))
+		    : NULL;
 		const git_oid *id = git_tree_entry_id(te);
 
+		if (be && git_oid_equal(id, git_tree_entry_id(be)))
+			continue;
 		switch (git_tree_entry_type(te)) {
 		case GIT_OBJECT_TREE:
-			e = persist_tree(r, id, seen);
+			e = persist_tree(r, id,
+			    be && git_tree_entry_type(be) == GIT_OBJECT_TREE
+			        ? git_tree_entry_id(be)
+			        : NULL,
+			    seen, out);
 			break;
 		case GIT_OBJECT_BLOB:
 			if (oidset_add(seen, id) && !gitpriv_on_disk(r, id))
-				e = write_loose(r, id);
+				oidlist_add(out, id);
 			break;
 		default: /* a submodule's commit is not ours to have */
 			break;
 		}
 	}
+	git_tree_free(bt);
 	git_tree_free(t);
-	return e ? e : write_loose(r, oid);
+	if (e == ERR_OK)
+		oidlist_add(out, oid);
+	return e;
 }
 
 /* The new commits reachable from tips, newest first. */
@@ -478,11 +513,28 @@ new_commits(struct gitrepo *r, const git_oid *tips, size_t n, git_oid **out,
 	return e;
 }
 
+/* The first parent's tree id into id; false for a root commit. */
+static bool
+parent_tree(git_commit *co, git_oid *id)
+{
+	git_commit *p = NULL;
+
+	if (git_commit_parentcount(co) == 0 ||
+	    git_commit_parent(&p, co, 0) < 0) {
+		git_error_clear();
+		return false;
+	}
+	git_oid_cpy(id, git_commit_tree_id(p));
+	git_commit_free(p);
+	return true;
+}
+
 enum err
 gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
 {
 	struct oidset seen = { NULL, NULL, 0, 0 };
-	git_oid *list = NULL;
+	struct oidlist out = { NULL, 0, 0 };
+	git_oid *list = NULL, ptree;
 	size_t nl = 0, i;
 	enum err e;
 
@@ -497,11 +549,14 @@ gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
 			    git_oid_tostr_s(&list[i]), "commit lost");
 			break;
 		}
-		e = persist_tree(r, git_commit_tree_id(co), &seen);
+		e = persist_tree(r, git_commit_tree_id(co),
+		    parent_tree(co, &ptree) ? &ptree : NULL, &seen, &out);
 		git_commit_free(co);
-		if (e == ERR_OK)
-			e = write_loose(r, &list[i]);
+		oidlist_add(&out, &list[i]);
 	}
+	for (i = 0; e == ERR_OK && i < out.n; i++)
+		e = write_loose(r, &out.v[i]);
+	free(out.v);
 	free(list);
 	oidset_free(&seen);
 	if (e == ERR_OK)

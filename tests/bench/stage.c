@@ -516,11 +516,16 @@ scan(struct workload *w, struct times *tm)
 {
 	struct gitrepo *r = NULL;
 	struct gitscan *s = NULL;
-	char stage[512], *ids;
+	char stage[512], url[512], tip[41], *ids;
 	double t0;
 	size_t i, n;
 
 	pathf(stage, sizeof(stage), "%s/stage.git", dir);
+	pathf(url, sizeof(url), "%s/work", dir);
+	if (gitrepo_open(stage, &r) || gitremote_fetch(r, url, "master", tip))
+		fatal("bench: cannot fetch upstream into %s", stage);
+	gitrepo_free(r);
+	/* A new process would open the repository afresh. */
 	if (gitrepo_open(stage, &r))
 		fatal("bench: cannot open %s", stage);
 	t0 = time_mono();
@@ -580,7 +585,11 @@ report(const struct times *tm)
 	return bad;
 }
 
-/* The staging repository every build starts from: upstream fetched. */
+/*
+ * The staging repository every build starts from: upstream at the base
+ * only.  (Upstream's later commits hold the very trees the patches make;
+ * fetched before the builds, they would spare the builds their writes.)
+ */
 static void
 prepare_stage(void)
 {
@@ -588,9 +597,16 @@ prepare_stage(void)
 	char stage[512], url[512], tip[41];
 
 	pathf(stage, sizeof(stage), "%s/stage-template.git", dir);
-	pathf(url, sizeof(url), "%s/work", dir);
+	pathf(url, sizeof(url), "%s/upstream-base.git", dir);
 	sh("rm -rf %s", stage);
-	if (gitrepo_open(stage, &r) || gitremote_fetch(r, url, "master", tip))
+	/* libgit2's local transport sends the objects of every ref of the
+	 * remote: a clone holding only the base keeps the rest out. */
+	if (sh("cd %s && rm -rf upstream-base.git && git -C work branch -f "
+	       "bench-base base && git clone -q --bare --single-branch "
+	       "--no-tags -b bench-base file://$(pwd)/work upstream-base.git",
+	        dir) != 0 ||
+	    gitrepo_open(stage, &r) ||
+	    gitremote_fetch(r, url, "bench-base", tip))
 		fatal("bench: cannot prepare the staging repository");
 	gitrepo_free(r);
 }
