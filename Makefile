@@ -70,6 +70,11 @@ $(BUILD)/replay/%: $(BUILD)/tests/fuzz/%.o $(BUILD)/tests/fuzz/replay_main.o $(L
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/tests/fuzz/replay_main.o $(LIBYARD) $(PKG_LIBS)
 
+# Benchmarks: tests/bench/NAME.c becomes $(BUILD)/bench/NAME.
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIBYARD)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(LIBYARD) $(PKG_LIBS)
+
 deps:
 	scripts/install-deps
 

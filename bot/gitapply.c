@@ -1,0 +1,1326 @@
+/*
+ * Applying a patch to a tree in memory, following git's own apply.c
+ * (apply_one_fragment, find_pos, match_fragment, update_image) so that
+ * the trees equal what `git am -3` makes:
+ *
+ *  - a hunk's preimage (context and '-' lines) must match the file
+ *    exactly; it is tried first at the hunk's new-side line, then one
+ *    line further, one line back, two further and so on, never over
+ *    lines an earlier hunk produced;
+ *  - a hunk starting at line 0 or 1 must match at the beginning, and a
+ *    hunk without trailing context at the end;
+ *  - context is never reduced (git apply's default: no fuzz);
+ *  - when any file fails, every file goes through a three-way merge:
+ *    the patch applied to the blob its "index" line names, merged with
+ *    the current blob (git_merge_file, like git am's fall_back_threeway).
+ */
+#include "bot/gitapply.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/gitpriv.h"
+#include "parsers/diff.h"
+#include "parsers/limits.h"
+#include "util/arena.h"
+#include "util/ascii.h"
+#include "util/buf.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* ---- text: hunks applied to one file's lines ---- */
+
+struct line {
+	size_t off, len; /* into the text, LF included when there is one */
+	bool patched; /* made by an earlier hunk: later ones keep off */
+};
+
+struct image {
+	struct buf text;
+	struct line *l;
+	size_t nr, cap;
+};
+
+/* How a file section's lines are taken: as written, or with the CR of
+ * CRLF line ends removed or added to fit the file. */
+enum crmode {
+	CR_ASIS,
+	CR_STRIP,
+	CR_ADD
+};
+
+/* One hunk's preimage and postimage as images of their own. */
+struct hunkimg {
+	struct image pre, post;
+	unsigned long leading, trailing; /* context lines before and after
+	                                    the first and last change */
+};
+
+static void
+image_addline(struct image *im, const char *p, size_t n, bool patched)
+{
+	im->l = xgrow(im->l, &im->cap, im->nr + 1, sizeof(*im->l));
+	im->l[im->nr].off = im->text.n;
+	im->l[im->nr].len = n;
+	im->l[im->nr].patched = patched;
+	im->nr++;
+	if (buf_add(&im->text, p, n))
+		fatal("gitapply: image over its limit");
+}
+
+static void
+image_load(struct image *im, const char *p, size_t n)
+{
+	size_t i = 0, j;
+
+	buf_reset(&im->text);
+	im->nr = 0;
+	if (buf_reserve(&im->text, n))
+		fatal("gitapply: image over its limit");
+	while (i < n) {
+		const char *nl = memchr(p + i, '\n', n - i);
+		j = nl ? (size_t)(nl - p) + 1 : n;
+		image_addline(im, p + i, j - i, false);
+		i = j;
+	}
+}
+
+static void
+image_free(struct image *im)
+{
+	buf_free(&im->text);
+	free(im->l);
+	im->l = NULL;
+	im->nr = im->cap = 0;
+}
+
+/* Add one hunk line's text to an image, CR adjusted as cr says. */
+static void
+hunk_addline(struct image *im, const char *p, size_t n, enum crmode cr)
+{
+	char tmp[2] = { '\r', '\n' };
+
+	if (cr == CR_STRIP && n >= 2 && p[n - 1] == '\n' && p[n - 2] == '\r') {
+		image_addline(im, p, n - 2, false);
+		buf_addc(&im->text, '\n');
+		im->l[im->nr - 1].len++;
+		return;
+	}
+	if (cr == CR_ADD && n >= 1 && p[n - 1] == '\n' &&
+	    (n == 1 || p[n - 2] != '\r')) {
+		image_addline(im, p, n - 1, false);
+		buf_add(&im->text, tmp, 2);
+		im->l[im->nr - 1].len += 2;
+		return;
+	}
+	image_addline(im, p, n, false);
+}
+
+/*
+ * Split a hunk body into its preimage and postimage, as git's
+ * apply_one_fragment does: a line followed by "\ No newline at end of
+ * file" loses its LF; an empty line is an empty context line (mailers
+ * strip the blank of " \n").  False for a line git would not take.
+ */
+static bool
+hunk_build(const struct diff_hunk *h, enum crmode cr, struct hunkimg *hi)
+{
+	const char *p = h->lines.p, *end = h->lines.p + h->lines.n;
+	bool changed = false;
+
+	hi->pre.nr = hi->post.nr = 0;
+	buf_reset(&hi->pre.text);
+	buf_reset(&hi->post.text);
+	hi->leading = hi->trailing = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		bool nonl = p + len < end && p[len] == '\\';
+		long plen = (long)len - 1 - (nonl ? 1 : 0);
+		bool context = false;
+
+		if (plen < 0 && p[0] != '\n')
+			plen = 0;
+		switch (p[0]) {
+		case '\n':
+			if (plen < 0)
+				break;
+			hunk_addline(&hi->pre, "\n", 1, cr);
+			hunk_addline(&hi->post, "\n", 1, cr);
+			context = true;
+			break;
+		case ' ':
+			hunk_addline(&hi->pre, p + 1, (size_t)plen, cr);
+			hunk_addline(&hi->post, p + 1, (size_t)plen, cr);
+			context = true;
+			break;
+		case '-':
+			hunk_addline(&hi->pre, p + 1, (size_t)plen, cr);
+			changed = true;
+			hi->trailing = 0;
+			break;
+		case '+':
+			hunk_addline(&hi->post, p + 1, (size_t)plen, cr);
+			changed = true;
+			hi->trailing = 0;
+			break;
+		case '\\':
+			break;
+		default:
+			return false;
+		}
+		if (context) {
+			if (!changed)
+				hi->leading++;
+			hi->trailing++;
+		}
+		p += len;
+	}
+	return true;
+}
+
+static bool
+match_at(const struct image *im, const struct hunkimg *hi, size_t lno,
+    bool mbegin, bool mend)
+{
+	size_t i;
+
+	if (hi->pre.nr + lno > im->nr)
+		return false;
+	if (mend && hi->pre.nr + lno != im->nr)
+		return false;
+	if (mbegin && lno != 0)
+		return false;
+	for (i = 0; i < hi->pre.nr; i++) {
+		const struct line *a = &im->l[lno + i], *b = &hi->pre.l[i];
+		if (a->patched || a->len != b->len ||
+		    memcmp(im->text.p + a->off, hi->pre.text.p + b->off,
+		        a->len) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* git's find_pos: the stated line, then +1, -1, +2, -2 ...; -1 when the
+ * preimage is nowhere. */
+static long
+find_pos(const struct image *im, const struct hunkimg *hi, long line,
+    bool mbegin, bool mend)
+{
+	size_t back, fwd, cur;
+	unsigned long i;
+
+	if (mbegin)
+		line = 0;
+	else if (mend)
+		line = (long)im->nr - (long)hi->pre.nr;
+	if (line < 0 || (size_t)line > im->nr)
+		line = (long)im->nr;
+	back = fwd = cur = (size_t)line;
+	for (i = 0;; i++) {
+		if (match_at(im, hi, cur, mbegin, mend))
+			return (long)cur;
+	again:
+		if (back == 0 && fwd == im->nr)
+			break;
+		if (i & 1) {
+			if (back == 0) {
+				i++;
+				goto again;
+			}
+			cur = --back;
+		} else {
+			if (fwd == im->nr) {
+				i++;
+				goto again;
+			}
+			cur = ++fwd;
+		}
+	}
+	return -1;
+}
+
+/* Replace the preimage's lines at lno by the postimage's, marked. */
+static void
+image_update(struct image *im, size_t lno, const struct hunkimg *hi)
+{
+	struct image out = { BUF_INIT, NULL, 0, 0 };
+	size_t i;
+
+	buf_init(&out.text, 0);
+	for (i = 0; i < lno; i++)
+		image_addline(&out, im->text.p + im->l[i].off, im->l[i].len,
+		    im->l[i].patched);
+	for (i = 0; i < hi->post.nr; i++)
+		image_addline(&out, hi->post.text.p + hi->post.l[i].off,
+		    hi->post.l[i].len, true);
+	for (i = lno + hi->pre.nr; i < im->nr; i++)
+		image_addline(&out, im->text.p + im->l[i].off, im->l[i].len,
+		    im->l[i].patched);
+	image_free(im);
+	*im = out;
+}
+
+/*
+ * Apply the hunks of f to im in order.  On failure *failed is the index
+ * of the hunk that found no place.  *offset gets the relocation of
+ * largest size.
+ */
+static bool
+apply_hunks(const struct diff_file *f, struct image *im, enum crmode cr,
+    long *offset, size_t *failed)
+{
+	struct hunkimg hi;
+	size_t k;
+	bool ok = true;
+
+	memset(&hi, 0, sizeof(hi));
+	*offset = 0;
+	for (k = 0; k < f->nhunks && ok; k++) {
+		const struct diff_hunk *h = &f->hunks[k];
+		bool mbegin = h->old_start <= 1;
+		long pos = h->new_start ? (long)h->new_start - 1 : 0, at;
+
+		if (!hunk_build(h, cr, &hi)) {
+			ok = false;
+			break;
+		}
+		at = find_pos(im, &hi, pos, mbegin, hi.trailing == 0);
+		if (at < 0) {
+			ok = false;
+			break;
+		}
+		if (labs(at - pos) > labs(*offset))
+			*offset = at - pos;
+		image_update(im, (size_t)at, &hi);
+	}
+	if (!ok)
+		*failed = k;
+	image_free(&hi.pre);
+	image_free(&hi.post);
+	return ok;
+}
+
+static bool
+hunks_have_cr(const struct diff_file *f)
+{
+	size_t k;
+
+	for (k = 0; k < f->nhunks; k++)
+		if (memchr(f->hunks[k].lines.p, '\r', f->hunks[k].lines.n))
+			return true;
+	return false;
+}
+
+/*
+ * Apply f's hunks to pre[0..n) into out.  The lines as written first;
+ * when that fails, CRs stripped (a CRLF mail against an LF file) or
+ * added (a CRLF file whose patch lost its CRs in transit).
+ */
+static bool
+apply_text(const struct diff_file *f, const char *pre, size_t n,
+    struct buf *out, long *offset, size_t *failed)
+{
+	struct image im = { BUF_INIT, NULL, 0, 0 };
+	bool patch_cr = hunks_have_cr(f), file_cr = memchr(pre, '\r', n);
+	enum crmode tries[3] = { CR_ASIS, CR_ASIS, CR_ASIS };
+	size_t ntries = 1, t, first_failed = 0;
+	bool ok = false;
+
+	if (patch_cr && !file_cr)
+		tries[ntries++] = CR_STRIP;
+	else if (!patch_cr && file_cr)
+		tries[ntries++] = CR_ADD;
+	for (t = 0; t < ntries && !ok; t++) {
+		image_load(&im, pre, n);
+		ok = apply_hunks(f, &im, tries[t], offset, failed);
+		if (t == 0 && !ok)
+			first_failed = *failed;
+	}
+	if (ok) {
+		buf_reset(out);
+		if (buf_addstr(out, buf_str(&im.text)))
+			ok = false;
+	} else {
+		*failed = first_failed;
+	}
+	image_free(&im);
+	return ok;
+}
+
+/* ---- trees: what the patch does to each path ---- */
+
+/* A path's state while one patch is applied: later sections of the same
+ * patch see what earlier ones did. */
+struct ent {
+	const char *path;
+	git_oid oid;
+	unsigned mode;
+	bool gone; /* deleted by this patch */
+	bool in_tree; /* the tree had it before */
+};
+
+struct pmap {
+	struct ent *v;
+	size_t cap, n;
+};
+
+struct ctx {
+	struct gitrepo *r;
+	git_tree *tree;
+	const struct diff *d;
+	struct pmap pm;
+	struct arena *a;
+	struct gitapply_result *res;
+	struct buf out;
+	git_oid empty_blob;
+};
+
+static size_t
+path_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct ent *
+pmap_slot(struct pmap *m, const char *path)
+{
+	size_t i;
+
+	for (i = path_hash(path) & (m->cap - 1); m->v[i].path;
+	     i = (i + 1) & (m->cap - 1))
+		if (strcmp(m->v[i].path, path) == 0)
+			break;
+	return &m->v[i];
+}
+
+static struct ent *
+pmap_get(struct pmap *m, const char *path)
+{
+	struct ent *e;
+
+	if (m->cap == 0)
+		return NULL;
+	e = pmap_slot(m, path);
+	return e->path ? e : NULL;
+}
+
+static struct ent *
+pmap_put(struct pmap *m, const char *path)
+{
+	struct ent *e;
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct pmap t = { NULL, m->cap ? 2 * m->cap : 64, 0 };
+		t.v = xcalloc(t.cap, sizeof(*t.v));
+		for (i = 0; i < m->cap; i++)
+			if (m->v[i].path)
+				*pmap_slot(&t, m->v[i].path) = m->v[i];
+		t.n = m->n;
+		free(m->v);
+		*m = t;
+	}
+	e = pmap_slot(m, path);
+	if (e->path == NULL) {
+		memset(e, 0, sizeof(*e));
+		e->path = path;
+		m->n++;
+	}
+	return e;
+}
+
+static void
+pmap_clear(struct pmap *m)
+{
+	if (m->v)
+		memset(m->v, 0, m->cap * sizeof(*m->v));
+	m->n = 0;
+}
+
+/* git's file modes; 0 for what the stager does not take (submodules,
+ * folders, nonsense). */
+static unsigned
+norm_mode(unsigned m)
+{
+	if (m == GIT_FILEMODE_LINK)
+		return GIT_FILEMODE_LINK;
+	if ((m & 0170000) == 0100000)
+		return (m & 0111) ? GIT_FILEMODE_BLOB_EXECUTABLE
+		                  : GIT_FILEMODE_BLOB;
+	return 0;
+}
+
+/* Record why the patch did not go in; returns the code for it. */
+static enum err say(struct ctx *c, enum gitapply_how how, const char *path,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static enum err
+say(struct ctx *c, enum gitapply_how how, const char *path, const char *fmt,
+    ...)
+{
+	/* Sized so that path and message always fit the reason: a long
+	 * path or message is cut with "..." by log_quote and vsnprintf. */
+	char q[128], msg[120];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		msg[0] = '\0';
+	else if ((size_t)n >= sizeof(msg))
+		memcpy(msg + sizeof(msg) - 4, "...", 4);
+	log_quote(q, sizeof(q), path ? path : "", path ? strlen(path) : 0);
+	n = snprintf(c->res->reason, sizeof(c->res->reason), "%s%s%s", q,
+	    path ? ": " : "", msg);
+	if (n < 0 || (size_t)n >= sizeof(c->res->reason))
+		fatal("gitapply: reason does not fit");
+	c->res->how = how;
+	return how == GITAPPLY_REFUSED ? ERR_PERM : ERR_CONFLICT;
+}
+
+/*
+ * The current state of path: 1 a file (oid, mode set), 0 nothing, 2 a
+ * folder, -1 the repository failed.
+ */
+static int
+cur_get(struct ctx *c, const char *path, git_oid *oid, unsigned *mode)
+{
+	struct ent *e = pmap_get(&c->pm, path);
+	git_tree_entry *te = NULL;
+	int rc;
+
+	if (e) {
+		if (e->gone)
+			return 0;
+		*oid = e->oid;
+		*mode = e->mode;
+		return 1;
+	}
+	rc = git_tree_entry_bypath(&te, c->tree, path);
+	if (rc == GIT_ENOTFOUND) {
+		git_error_clear();
+		return 0;
+	}
+	if (rc < 0)
+		return -1;
+	*oid = *git_tree_entry_id(te);
+	*mode = git_tree_entry_filemode(te);
+	rc = git_tree_entry_type(te) == GIT_OBJECT_TREE ? 2 : 1;
+	git_tree_entry_free(te);
+	return rc;
+}
+
+static bool
+in_tree(struct ctx *c, const char *path)
+{
+	git_tree_entry *te = NULL;
+
+	if (git_tree_entry_bypath(&te, c->tree, path) < 0) {
+		git_error_clear();
+		return false;
+	}
+	git_tree_entry_free(te);
+	return true;
+}
+
+static void
+cur_set(struct ctx *c, const char *path, const git_oid *oid, unsigned mode)
+{
+	struct ent *e = pmap_get(&c->pm, path);
+
+	if (e == NULL) {
+		bool was = in_tree(c, path);
+		e = pmap_put(&c->pm, path);
+		e->in_tree = was;
+	}
+	e->oid = *oid;
+	e->mode = mode;
+	e->gone = false;
+}
+
+static void
+cur_del(struct ctx *c, const char *path)
+{
+	struct ent *e = pmap_get(&c->pm, path);
+
+	if (e == NULL) {
+		bool was = in_tree(c, path);
+		e = pmap_put(&c->pm, path);
+		e->in_tree = was;
+	}
+	e->gone = true;
+}
+
+static enum err
+blob_read(struct ctx *c, const git_oid *oid, git_blob **out)
+{
+	if (git_blob_lookup(out, c->r->repo, oid) < 0)
+		return gitpriv_fail(git_oid_tostr_s(oid), "cannot read blob");
+	return ERR_OK;
+}
+
+static enum err
+blob_write(struct ctx *c, const char *p, size_t n, git_oid *out)
+{
+	if (git_blob_create_from_buffer(out, c->r->repo, p, n) < 0)
+		return gitpriv_fail(c->r->path, "cannot write blob");
+	return ERR_OK;
+}
+
+/* The "@@ -a,b +c,d @@" part of a hunk header, for reasons. */
+static int
+hunk_label_len(const struct diff_hunk *h)
+{
+	long at =
+	    h->header.n > 2 ? str_findstr(str_skip(h->header, 2), "@@", 2) : -1;
+
+	return at < 0 ? (int)h->header.n : (int)at + 4;
+}
+
+/* What the file section is, as a cache key: its text names the paths,
+ * the index line and every hunk line. */
+static void
+section_hash(const struct diff_file *f, git_oid *out)
+{
+	git_odb_hash(out, f->text.p, f->text.n, GIT_OBJECT_BLOB);
+}
+
+/*
+ * Apply f's hunks to the blob pre (NULL: the empty preimage of a new
+ * file) into post.  The same section on the same blob was maybe applied
+ * before in this process: then the cache knows the answer.
+ */
+static enum err
+apply_blob(struct ctx *c, const struct diff_file *f, const git_oid *pre,
+    const char *path, git_oid *post, long *offset)
+{
+	unsigned char key[41];
+	const struct gitcache_val *v;
+	struct gitcache_val nv;
+	git_blob *b = NULL;
+	git_oid sec;
+	size_t failed = 0;
+	const char *p = "";
+	size_t n = 0;
+	enum err e = ERR_OK;
+
+	*offset = 0;
+	if (f->nhunks == 0) {
+		*post = pre ? *pre : c->empty_blob;
+		return ERR_OK;
+	}
+	section_hash(f, &sec);
+	gitcache_key(key, pre, &sec, 'd');
+	v = gitcache_get(&c->r->cache, key);
+	if (v && gitpriv_exists(c->r, &v->post)) {
+		*post = v->post;
+		*offset = v->offset;
+		return ERR_OK;
+	}
+	if (pre) {
+		if ((e = blob_read(c, pre, &b)))
+			return e;
+		p = git_blob_rawcontent(b);
+		n = (size_t)git_blob_rawsize(b);
+	}
+	if (!apply_text(f, p, n, &c->out, offset, &failed)) {
+		const struct diff_hunk *h = &f->hunks[failed];
+		e = say(c, GITAPPLY_CONFLICT, path,
+		    "hunk #%zu (%.*s) does not apply", failed + 1,
+		    hunk_label_len(h), h->header.p);
+	} else if ((e = blob_write(c, buf_cstr(&c->out), c->out.n, post)) ==
+	    ERR_OK) {
+		nv.post = *post;
+		nv.offset = *offset;
+		gitcache_put(&c->r->cache, key, &nv);
+	}
+	git_blob_free(b);
+	return e;
+}
+
+/* A tree holding only the blob pre at path (or nothing), for libgit2's
+ * own apply, which indexes the whole tree it is given. */
+static enum err
+mini_tree(struct ctx *c, const char *path, const git_oid *pre, unsigned mode,
+    git_tree **out)
+{
+	git_treebuilder *tb = NULL;
+	git_tree *empty = NULL;
+	git_tree_update u;
+	git_oid id;
+	int rc;
+
+	rc = git_treebuilder_new(&tb, c->r->repo, NULL);
+	if (rc == 0)
+		rc = git_treebuilder_write(&id, tb);
+	git_treebuilder_free(tb);
+	if (rc == 0 && pre) {
+		memset(&u, 0, sizeof(u));
+		u.action = GIT_TREE_UPDATE_UPSERT;
+		u.id = *pre;
+		u.filemode = (git_filemode_t)mode;
+		u.path = path;
+		rc = git_tree_lookup(&empty, c->r->repo, &id);
+		if (rc == 0)
+			rc = git_tree_create_updated(
+			    &id, c->r->repo, empty, 1, &u);
+		git_tree_free(empty);
+	}
+	if (rc == 0)
+		rc = git_tree_lookup(out, c->r->repo, &id);
+	return rc < 0 ? gitpriv_fail(c->r->path, "cannot make a tree") : ERR_OK;
+}
+
+/* A "GIT binary patch" (literal or delta) through libgit2.  *post is
+ * left alone and *gone set when the patch deletes the file. */
+static enum err
+apply_binary(struct ctx *c, const struct diff_file *f, const git_oid *pre,
+    unsigned mode, git_oid *post, bool *gone)
+{
+	const char *path = f->new_path ? f->new_path : f->old_path;
+	const git_index_entry *ie;
+	git_diff *diff = NULL;
+	git_index *idx = NULL;
+	git_tree *mini = NULL;
+	enum err e;
+
+	*gone = false;
+	if ((e = mini_tree(c, f->old_path, pre, mode, &mini)))
+		return e;
+	if (git_diff_from_buffer(&diff, f->text.p, f->text.n) < 0)
+		e = say(
+		    c, GITAPPLY_CONFLICT, path, "binary patch does not parse");
+	else if (git_apply_to_tree(&idx, c->r->repo, mini, diff, NULL) < 0)
+		e = say(
+		    c, GITAPPLY_CONFLICT, path, "binary patch does not apply");
+	else if ((ie = git_index_get_bypath(idx, path, 0)) == NULL)
+		*gone = true;
+	else
+		*post = ie->id;
+	git_error_clear();
+	git_index_free(idx);
+	git_diff_free(diff);
+	git_tree_free(mini);
+	return e;
+}
+
+/* Where a section reads from and writes to. */
+static const char *
+src_path(const struct diff_file *f)
+{
+	return f->op == DIFF_ADD ? NULL : f->old_path;
+}
+
+static const char *
+dst_path(const struct diff_file *f)
+{
+	return f->op == DIFF_DELETE ? NULL : f->new_path;
+}
+
+/* A rename or copy must not land on something that is there already;
+ * nor may a new file. */
+static enum err
+check_dst_free(struct ctx *c, const struct diff_file *f)
+{
+	const char *src = src_path(f), *dst = dst_path(f);
+	git_oid o;
+	unsigned m;
+
+	if (dst == NULL || f->op == DIFF_MODIFY ||
+	    (src && strcmp(src, dst) == 0))
+		return ERR_OK;
+	switch (cur_get(c, dst, &o, &m)) {
+	case 0:
+		return ERR_OK;
+	case -1:
+		return gitpriv_fail(dst, "cannot read tree");
+	default:
+		return say(c, GITAPPLY_CONFLICT, dst, "already exists");
+	}
+}
+
+/* The file's content after the section: text hunks, a binary patch, or
+ * nothing to change. */
+static enum err
+section_content(struct ctx *c, const struct diff_file *f, const git_oid *pre,
+    unsigned pre_mode, git_oid *post, long *offset, bool *gone)
+{
+	const char *path = src_path(f) ? src_path(f) : dst_path(f);
+
+	*gone = false;
+	*offset = 0;
+	if (f->binary)
+		return apply_binary(c, f, pre, pre_mode, post, gone);
+	return apply_blob(c, f, pre, path, post, offset);
+}
+
+/* Apply one section where it stands (the first pass). */
+static enum err
+file_direct(struct ctx *c, const struct diff_file *f, long *offset)
+{
+	const char *src = src_path(f), *dst = dst_path(f);
+	git_oid pre, post;
+	unsigned pre_mode = 0, mode;
+	bool gone;
+	enum err e;
+
+	if (src) {
+		switch (cur_get(c, src, &pre, &pre_mode)) {
+		case 1:
+			break;
+		case -1:
+			return gitpriv_fail(src, "cannot read tree");
+		case 2:
+			return say(c, GITAPPLY_CONFLICT, src, "is a folder");
+		default:
+			return say(c, GITAPPLY_CONFLICT, src, "does not exist");
+		}
+	}
+	if ((e = check_dst_free(c, f)))
+		return e;
+	e = section_content(
+	    c, f, src ? &pre : NULL, pre_mode, &post, offset, &gone);
+	if (e)
+		return e;
+	if (f->op == DIFF_DELETE || gone) {
+		if (!gone && !git_oid_equal(&post, &c->empty_blob))
+			return say(c, GITAPPLY_CONFLICT, src,
+			    "removal patch leaves file contents");
+		cur_del(c, src);
+		return ERR_OK;
+	}
+	mode = f->new_mode ? norm_mode(f->new_mode)
+	                   : (src ? pre_mode : GIT_FILEMODE_BLOB);
+	if (f->op == DIFF_RENAME && strcmp(src, dst) != 0)
+		cur_del(c, src);
+	cur_set(c, dst, &post, mode);
+	return ERR_OK;
+}
+
+/* The blob the section's index line names: the preimage the patch was
+ * made against, which the three-way pass merges through. */
+static enum err
+base_blob(struct ctx *c, const struct diff_file *f, git_oid *base)
+{
+	const char *path = f->old_path;
+	size_t n = f->old_oid ? strlen(f->old_oid) : 0;
+	git_object_t type;
+	git_oid shorty;
+	size_t len;
+
+	if (n == 0)
+		return say(c, GITAPPLY_CONFLICT, path,
+		    "no index line to merge through");
+	if (n < 4 || n > GIT_OID_HEXSZ ||
+	    git_oid_fromstrn(&shorty, f->old_oid, n) < 0)
+		return say(c, GITAPPLY_CONFLICT, path, "bad index line");
+	if (git_odb_exists_prefix(base, c->r->odb, &shorty, n) < 0 ||
+	    git_odb_read_header(&len, &type, c->r->odb, base) < 0 ||
+	    type != GIT_OBJECT_BLOB) {
+		git_error_clear();
+		return say(c, GITAPPLY_CONFLICT, path,
+		    "preimage %s is not in the repository", f->old_oid);
+	}
+	return ERR_OK;
+}
+
+/* ours and theirs both changed base: git_merge_file, as git's
+ * merge-recursive does for a file changed on both sides. */
+static enum err
+merge_blobs(struct ctx *c, const struct diff_file *f, const git_oid *base,
+    const git_oid *ours, const git_oid *theirs, git_oid *out)
+{
+	const git_oid *ids[3] = { base, ours, theirs };
+	git_merge_file_input in[3];
+	git_merge_file_result mr;
+	git_blob *b[3] = { NULL, NULL, NULL };
+	unsigned char key[41];
+	const struct gitcache_val *v;
+	struct gitcache_val nv;
+	git_oid sec;
+	enum err e = ERR_OK;
+	int i;
+
+	if (git_oid_equal(ours, base) || git_oid_equal(ours, theirs)) {
+		*out = *theirs;
+		return ERR_OK;
+	}
+	if (git_oid_equal(theirs, base)) {
+		*out = *ours;
+		return ERR_OK;
+	}
+	section_hash(f, &sec);
+	gitcache_key(key, ours, &sec, 't');
+	v = gitcache_get(&c->r->cache, key);
+	if (v && gitpriv_exists(c->r, &v->post)) {
+		*out = v->post;
+		return ERR_OK;
+	}
+	memset(&mr, 0, sizeof(mr));
+	for (i = 0; i < 3 && e == ERR_OK; i++) {
+		git_merge_file_input_init(&in[i], GIT_MERGE_FILE_INPUT_VERSION);
+		if ((e = blob_read(c, ids[i], &b[i])))
+			break;
+		in[i].ptr = git_blob_rawcontent(b[i]);
+		in[i].size = (size_t)git_blob_rawsize(b[i]);
+		in[i].path = f->old_path;
+		in[i].mode = GIT_FILEMODE_BLOB;
+	}
+	if (e == ERR_OK &&
+	    git_merge_file(&mr, &in[0], &in[1], &in[2], NULL) < 0)
+		e = gitpriv_fail(f->old_path, "merge failed");
+	if (e == ERR_OK && !mr.automergeable)
+		e = say(c, GITAPPLY_CONFLICT, f->old_path,
+		    "three-way merge has conflicts");
+	if (e == ERR_OK && (e = blob_write(c, mr.ptr, mr.len, out)) == ERR_OK) {
+		nv.post = *out;
+		nv.offset = 0;
+		gitcache_put(&c->r->cache, key, &nv);
+	}
+	git_merge_file_result_free(&mr);
+	for (i = 0; i < 3; i++)
+		git_blob_free(b[i]);
+	return e;
+}
+
+/* The mode after a three-way merge: whichever side changed it. */
+static bool
+merge_mode(unsigned base, unsigned ours, unsigned theirs, unsigned *out)
+{
+	if (ours == base || ours == theirs)
+		*out = theirs;
+	else if (theirs == base)
+		*out = ours;
+	else
+		return false;
+	return true;
+}
+
+/* Additions and deletions in the three-way pass. */
+static enum err
+threeway_add_del(struct ctx *c, const struct diff_file *f, int have,
+    const git_oid *base, const git_oid *ours, const git_oid *theirs,
+    unsigned mode)
+{
+	if (f->op == DIFF_ADD) {
+		if (have == 1 && !git_oid_equal(ours, theirs))
+			return say(c, GITAPPLY_CONFLICT, f->new_path,
+			    "already exists with other content");
+		cur_set(c, f->new_path, theirs, mode);
+		return ERR_OK;
+	}
+	if (have == 0)
+		return ERR_OK; /* deleted here already */
+	if (!git_oid_equal(ours, base))
+		return say(c, GITAPPLY_CONFLICT, f->old_path,
+		    "changed here, and the patch deletes it");
+	if (!git_oid_equal(theirs, &c->empty_blob))
+		return say(c, GITAPPLY_CONFLICT, f->old_path,
+		    "removal patch leaves file contents");
+	cur_del(c, f->old_path);
+	return ERR_OK;
+}
+
+/* Apply one section through its preimage blob (the second pass). */
+static enum err
+file_threeway(struct ctx *c, const struct diff_file *f)
+{
+	const char *src = src_path(f), *dst = dst_path(f);
+	const char *path = src ? src : dst;
+	git_oid base, theirs, ours, result;
+	unsigned ours_mode = 0, base_mode, theirs_mode, mode;
+
+	memset(&base, 0, sizeof(base));
+	memset(&ours, 0, sizeof(ours));
+	long off;
+	int have;
+	enum err e;
+
+	if (f->binary)
+		return say(
+		    c, GITAPPLY_CONFLICT, path, "binary patch does not apply");
+	if (src && (e = base_blob(c, f, &base)))
+		return e;
+	base_mode = f->old_mode ? norm_mode(f->old_mode) : GIT_FILEMODE_BLOB;
+	theirs_mode = f->new_mode ? norm_mode(f->new_mode) : base_mode;
+	if ((e = apply_blob(c, f, src ? &base : NULL, path, &theirs, &off)))
+		return e;
+	have = cur_get(c, path, &ours, &ours_mode);
+	if (have < 0)
+		return gitpriv_fail(path, "cannot read tree");
+	if (have == 2)
+		return say(c, GITAPPLY_CONFLICT, path, "is a folder");
+	if (f->op == DIFF_ADD || f->op == DIFF_DELETE)
+		return threeway_add_del(
+		    c, f, have, &base, &ours, &theirs, theirs_mode);
+	if (have == 0)
+		return say(c, GITAPPLY_CONFLICT, src, "does not exist");
+	if ((e = check_dst_free(c, f)))
+		return e;
+	if ((e = merge_blobs(c, f, &base, &ours, &theirs, &result)))
+		return e;
+	if (!merge_mode(base_mode, ours_mode, theirs_mode, &mode))
+		return say(
+		    c, GITAPPLY_CONFLICT, src, "mode changed on both sides");
+	if (f->op == DIFF_RENAME && strcmp(src, dst) != 0)
+		cur_del(c, src);
+	cur_set(c, dst, &result, mode);
+	return ERR_OK;
+}
+
+/*
+ * Whether a folder above path is a symbolic link (after what the patch
+ * did so far): writing there would write through the link, which git
+ * apply refuses ("beyond a symbolic link") and so do we.
+ */
+static bool
+under_link(struct ctx *c, const char *path)
+{
+	char pre[4096];
+	const char *s;
+	struct ent *e;
+	git_tree_entry *te;
+	bool link;
+
+	for (s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
+		size_t n = (size_t)(s - path);
+		if (n >= sizeof(pre))
+			return true;
+		memcpy(pre, path, n);
+		pre[n] = '\0';
+		if ((e = pmap_get(&c->pm, pre)) != NULL) {
+			if (!e->gone && e->mode == GIT_FILEMODE_LINK)
+				return true;
+			continue;
+		}
+		te = NULL;
+		if (git_tree_entry_bypath(&te, c->tree, pre) < 0) {
+			git_error_clear();
+			return false;
+		}
+		link = git_tree_entry_filemode(te) == GIT_FILEMODE_LINK;
+		git_tree_entry_free(te);
+		if (link)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a symbolic link at path with target t[0..n) points outside the
+ * tree or into a .git folder: an absolute target, a ".." that climbs
+ * above the top, a ".git" component, or bytes no path holds.
+ */
+static bool
+link_escapes(const char *path, const char *t, size_t n)
+{
+	long depth = 0;
+	size_t i, j;
+	const char *s;
+
+	if (n == 0 || t[0] == '/' || memchr(t, '\0', n) || memchr(t, '\n', n))
+		return true;
+	for (s = path; (s = strchr(s, '/')) != NULL; s++)
+		depth++;
+	for (i = 0; i < n; i = j + 1) {
+		const char *nl = memchr(t + i, '/', n - i);
+		j = nl ? (size_t)(nl - t) : n;
+		if (j - i == 0 || (j - i == 1 && t[i] == '.'))
+			continue;
+		if (j - i == 2 && t[i] == '.' && t[i + 1] == '.') {
+			if (--depth < 0)
+				return true;
+			continue;
+		}
+		if (j - i == 4 && ascii_strnicmp(t + i, ".git", 4) == 0)
+			return true;
+		depth++;
+	}
+	return false;
+}
+
+/* Refusals that need no application: bad paths, modes, binary patches
+ * without data, paths beyond a symbolic link. */
+static enum err
+precheck(struct ctx *c)
+{
+	size_t i, k;
+
+	if (c->d->nfiles > LIMIT_PATCH_FILES)
+		return say(c, GITAPPLY_REFUSED, NULL, "more than %u files",
+		    (unsigned)LIMIT_PATCH_FILES);
+	for (i = 0; i < c->d->nfiles; i++) {
+		const struct diff_file *f = &c->d->files[i];
+		const char *paths[2] = { src_path(f), dst_path(f) };
+
+		if ((f->op != DIFF_ADD && !paths[0]) ||
+		    (f->op != DIFF_DELETE && !paths[1]))
+			return say(c, GITAPPLY_REFUSED, NULL,
+			    "file section %zu names no file", i + 1);
+		for (k = 0; k < 2; k++) {
+			if (paths[k] == NULL)
+				continue;
+			if (!diff_path_safe(paths[k]))
+				return say(c, GITAPPLY_REFUSED, paths[k],
+				    "path not allowed");
+			if (under_link(c, paths[k]))
+				return say(c, GITAPPLY_REFUSED, paths[k],
+				    "beyond a symbolic link");
+		}
+		if ((f->old_mode && !norm_mode(f->old_mode)) ||
+		    (f->new_mode && !norm_mode(f->new_mode)))
+			return say(c, GITAPPLY_REFUSED, paths[paths[0] ? 0 : 1],
+			    "mode %o not supported",
+			    f->new_mode ? f->new_mode : f->old_mode);
+		if (f->binary && f->binary_data.n == 0)
+			return say(c, GITAPPLY_REFUSED, paths[paths[0] ? 0 : 1],
+			    "binary patch without data");
+	}
+	return ERR_OK;
+}
+
+/* Refusals that need the result: links this patch makes. */
+static enum err
+postcheck(struct ctx *c)
+{
+	git_blob *b;
+	size_t i;
+	bool bad;
+
+	for (i = 0; i < c->pm.cap; i++) {
+		const struct ent *e = &c->pm.v[i];
+
+		if (e->path == NULL || e->gone)
+			continue;
+		if (under_link(c, e->path))
+			return say(c, GITAPPLY_REFUSED, e->path,
+			    "beyond a symbolic link");
+		if (e->mode != GIT_FILEMODE_LINK)
+			continue;
+		if (blob_read(c, &e->oid, &b))
+			return ERR_GIT;
+		bad = link_escapes(e->path, git_blob_rawcontent(b),
+		    (size_t)git_blob_rawsize(b));
+		git_blob_free(b);
+		if (bad)
+			return say(c, GITAPPLY_REFUSED, e->path,
+			    "symbolic link points out of the tree");
+	}
+	return ERR_OK;
+}
+
+static int
+tree_update(struct ctx *c, const git_tree_update *u, size_t n, git_oid *out)
+{
+	git_tree *base = c->tree, *mid = NULL;
+	size_t nrm = 0, i;
+	int rc;
+
+	rc = git_tree_create_updated(out, c->r->repo, base, n, u);
+	if (rc == 0)
+		return 0;
+	/* A file that becomes a folder (or the other way) in one patch:
+	 * libgit2 checks the old tree, so remove first, then add. */
+	for (i = 0; i < n; i++)
+		nrm += u[i].action == GIT_TREE_UPDATE_REMOVE;
+	if (nrm == 0 || nrm == n)
+		return rc;
+	git_error_clear();
+	rc = git_tree_create_updated(out, c->r->repo, base, nrm, u);
+	if (rc == 0)
+		rc = git_tree_lookup(&mid, c->r->repo, out);
+	if (rc == 0)
+		rc = git_tree_create_updated(
+		    out, c->r->repo, mid, n - nrm, u + nrm);
+	git_tree_free(mid);
+	return rc;
+}
+
+/* The new tree: removals first in the list, then the files. */
+static enum err
+build_tree(struct ctx *c, git_oid *out)
+{
+	git_tree_update *u = xcalloc(c->pm.n + 1, sizeof(*u));
+	size_t n = 0, i, pass;
+	const git_error *ge;
+	enum err e = ERR_OK;
+
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < c->pm.cap; i++) {
+			const struct ent *en = &c->pm.v[i];
+			if (en->path == NULL || en->gone != (pass == 0))
+				continue;
+			if (en->gone && !en->in_tree)
+				continue;
+			u[n].action = en->gone ? GIT_TREE_UPDATE_REMOVE
+			                       : GIT_TREE_UPDATE_UPSERT;
+			u[n].id = en->oid;
+			u[n].filemode = (git_filemode_t)en->mode;
+			u[n].path = en->path;
+			n++;
+		}
+	}
+	if (n == 0)
+		git_oid_cpy(out, git_tree_id(c->tree));
+	else if (tree_update(c, u, n, out) < 0) {
+		ge = git_error_last();
+		e = say(c, GITAPPLY_CONFLICT, NULL,
+		    "the tree cannot be built: %s",
+		    ge && ge->message ? ge->message : "unknown error");
+		git_error_clear();
+	}
+	free(u);
+	return e;
+}
+
+static enum err
+run_pass(struct ctx *c, bool threeway, long *offset)
+{
+	size_t i;
+	long off = 0;
+	enum err e;
+
+	*offset = 0;
+	for (i = 0; i < c->d->nfiles; i++) {
+		const struct diff_file *f = &c->d->files[i];
+
+		e = threeway ? file_threeway(c, f) : file_direct(c, f, &off);
+		if (e)
+			return e;
+		if (labs(off) > labs(*offset))
+			*offset = off;
+	}
+	return ERR_OK;
+}
+
+/* Both passes: where the patch says (or relocated), else three-way. */
+static enum err
+apply_passes(struct ctx *c)
+{
+	char first[sizeof(c->res->reason)];
+	long offset;
+	enum err e;
+
+	e = run_pass(c, false, &offset);
+	if (e == ERR_OK && offset != 0) {
+		c->res->how = GITAPPLY_OFFSET;
+		c->res->offset = offset;
+	}
+	if (e != ERR_CONFLICT)
+		return e;
+	memcpy(first, c->res->reason, sizeof(first));
+	pmap_clear(&c->pm);
+	e = run_pass(c, true, &offset);
+	if (e == ERR_OK) {
+		c->res->how = GITAPPLY_THREEWAY;
+		c->res->reason[0] = '\0';
+	} else if (e == ERR_CONFLICT) {
+		/* What failed first is what people need to see. */
+		memcpy(c->res->reason, first, sizeof(first));
+	}
+	return e;
+}
+
+enum err
+gitapply_diff(struct gitrepo *r, git_tree *tree, const struct diff *d,
+    git_oid *out, struct gitapply_result *res)
+{
+	struct ctx c;
+	enum err e;
+
+	memset(&c, 0, sizeof(c));
+	memset(res, 0, sizeof(*res));
+	res->how = GITAPPLY_EXACT;
+	c.r = r;
+	c.tree = tree;
+	c.d = d;
+	c.res = res;
+	buf_init(&c.out, 0);
+	e = blob_write(&c, "", 0, &c.empty_blob);
+	if (e == ERR_OK)
+		e = precheck(&c);
+	if (e == ERR_OK)
+		e = apply_passes(&c);
+	if (e == ERR_OK)
+		e = postcheck(&c);
+	if (e == ERR_OK)
+		e = build_tree(&c, out);
+	if (e == ERR_OK && res->how == GITAPPLY_THREEWAY &&
+	    git_oid_equal(out, git_tree_id(tree)))
+		res->how = GITAPPLY_EMPTY;
+	if (e == ERR_GIT && res->reason[0] == '\0')
+		snprintf(res->reason, sizeof(res->reason), "repository error");
+	buf_free(&c.out);
+	free(c.pm.v);
+	return e;
+}
+
+const char *
+gitapply_how_str(enum gitapply_how how)
+{
+	switch (how) {
+	case GITAPPLY_EXACT:
+		return "exact";
+	case GITAPPLY_OFFSET:
+		return "offset";
+	case GITAPPLY_THREEWAY:
+		return "three-way";
+	case GITAPPLY_EMPTY:
+		return "empty";
+	case GITAPPLY_CONFLICT:
+		return "conflict";
+	case GITAPPLY_REFUSED:
+		return "refused";
+	}
+	return "unknown";
+}
+
+/* Parse failures and limits make a patch refused, not an error. */
+enum err
+gitapply_parse(struct arena *a, const char *text, size_t n, struct diff **d,
+    struct gitapply_result *res)
+{
+	enum err e = diff_parse(a, text, n, d);
+
+	if (e == ERR_OK)
+		return ERR_OK;
+	memset(res, 0, sizeof(*res));
+	res->how = GITAPPLY_REFUSED;
+	snprintf(res->reason, sizeof(res->reason), "%s",
+	    e == ERR_LIMIT ? "more files or hunks than allowed"
+	                   : "not a patch that can be parsed");
+	return ERR_PERM;
+}
+
+enum err
+gitapply_tree(struct gitrepo *r, const char *tree_hex, const char *diff,
+    size_t n, char tree_out[41], struct gitapply_result *res)
+{
+	struct arena *a = arena_new();
+	struct diff *d = NULL;
+	git_tree *tree = NULL;
+	git_oid id, out;
+	enum err e;
+
+	tree_out[0] = '\0';
+	memset(res, 0, sizeof(*res));
+	if (!gitpriv_oid(&id, tree_hex))
+		e = ERR_INVAL;
+	else if (git_tree_lookup(&tree, r->repo, &id) < 0)
+		e = gitpriv_fail(tree_hex, "no such tree");
+	else if ((e = gitapply_parse(a, diff, n, &d, res)) == ERR_OK &&
+	    (e = gitapply_diff(r, tree, d, &out, res)) == ERR_OK)
+		git_oid_tostr(tree_out, 41, &out);
+	git_tree_free(tree);
+	arena_free(a);
+	return e;
+}

@@ -1,0 +1,95 @@
+/*
+ * Private to the bot/git*.c family: the insides of struct gitrepo and
+ * the helpers its files share.  Nothing outside bot/git*.c includes this
+ * header (it brings in <git2.h>, which make check-layers fences in).
+ */
+#ifndef BOT_GITPRIV_H
+#define BOT_GITPRIV_H
+
+#include <git2.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bot/gitapply.h"
+#include "bot/gitrepo.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+struct diff;
+
+/*
+ * What applying one file section of a patch to one preimage blob gave,
+ * remembered for the life of the process: a rebuild that applies the
+ * same section to the same blob again takes the result from here.
+ */
+struct gitcache_val {
+	git_oid post; /* the postimage blob */
+	long offset; /* largest relocation of a hunk, in lines */
+};
+
+struct gitcache_slot {
+	unsigned char key[41]; /* preimage oid, section hash, flavour */
+	bool used;
+	struct gitcache_val val;
+};
+
+struct gitcache {
+	struct gitcache_slot *slots;
+	size_t cap; /* a power of two, or 0 */
+	size_t n;
+};
+
+struct gitrepo {
+	git_repository *repo;
+	git_odb *odb;
+	git_odb_backend *mempack; /* new objects land here first */
+	git_odb_backend *loose; /* what persisting writes with */
+	char *path;
+	struct gitcache cache;
+};
+
+/* Log git_error_last() as "git: obj: what: message"; returns ERR_GIT. */
+enum err gitpriv_fail(const char *obj, const char *what);
+
+/* Whether oid is on disk (not merely in memory or in a cache). */
+bool gitpriv_on_disk(struct gitrepo *r, const git_oid *oid);
+
+/* Whether oid can be read: on disk or in the in-memory store. */
+bool gitpriv_exists(struct gitrepo *r, const git_oid *oid);
+
+/*
+ * Write every object reachable from the n commits in tips that is not on
+ * disk yet to disk (loose objects), parents before children, then drop
+ * the in-memory store.  Only after this may a ref name a tip.
+ */
+enum err gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n);
+
+/* Drop the in-memory store without writing it (after a failed build). */
+void gitpriv_discard(struct gitrepo *r);
+
+/* hex (40 digits) to oid; false when it is not one. */
+bool gitpriv_oid(git_oid *oid, const char *hex);
+
+/* The blob cache: key is preimage (zero oid for none), the section's
+ * hash and a flavour byte (how it was applied). */
+void gitcache_key(unsigned char key[41], const git_oid *pre,
+    const git_oid *section, unsigned char flavour);
+const struct gitcache_val *gitcache_get(
+    struct gitcache *c, const unsigned char key[41]);
+void gitcache_put(struct gitcache *c, const unsigned char key[41],
+    const struct gitcache_val *val);
+void gitcache_free(struct gitcache *c);
+
+/*
+ * gitapply_tree() for the builder: the diff parsed already, the tree
+ * looked up, the new tree's id in out.
+ */
+enum err gitapply_diff(struct gitrepo *r, git_tree *tree, const struct diff *d,
+    git_oid *out, struct gitapply_result *res);
+
+/* diff_parse(), its failures turned into a refusal (ERR_PERM). */
+enum err gitapply_parse(struct arena *a, const char *text, size_t n,
+    struct diff **d, struct gitapply_result *res);
+
+#endif

@@ -1,0 +1,271 @@
+/*
+ * Fetching upstream and pushing the staging branches with libgit2's
+ * transports (local, file://, https, ssh).  Nothing here runs git or a
+ * shell; URLs come from the configuration, never from mail.
+ */
+#include "bot/gitremote.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bot/gitpriv.h"
+#include "util/log.h"
+
+struct cred_state {
+	int tries;
+};
+
+/*
+ * ssh: ask the agent, once (libgit2 calls again after a refusal and would
+ * loop).  Anything else: let libgit2 use what the URL carries.
+ */
+static int
+credentials(git_credential **out, const char *url, const char *user,
+    unsigned int allowed, void *payload)
+{
+	struct cred_state *cs = payload;
+
+	(void)url;
+	if (cs->tries++ > 0) {
+		git_error_set_str(GIT_ERROR_NET, "authentication refused");
+		return GIT_EAUTH;
+	}
+	if (allowed & GIT_CREDENTIAL_SSH_KEY)
+		return git_credential_ssh_key_from_agent(
+		    out, user ? user : "git");
+	return GIT_PASSTHROUGH;
+}
+
+/* Transport trouble is ERR_NET; the rest is git's own failure. */
+static enum err
+remote_fail(const char *url, const char *what)
+{
+	const git_error *ge = git_error_last();
+	int k = ge ? ge->klass : GIT_ERROR_NONE;
+
+	gitpriv_fail(url, what);
+	if (k == GIT_ERROR_NET || k == GIT_ERROR_SSL || k == GIT_ERROR_SSH ||
+	    k == GIT_ERROR_HTTP || k == GIT_ERROR_OS)
+		return ERR_NET;
+	return ERR_GIT;
+}
+
+/* libgit2 calls a missing local path an "unsupported URL protocol";
+ * say what is wrong instead. */
+static bool
+local_missing(const char *url)
+{
+	return (url[0] == '/' || url[0] == '.') && access(url, F_OK) != 0;
+}
+
+/*
+ * An in-memory remote for url.  url.<base>.insteadOf is not applied: the
+ * configured URL is what we use, and libgit2 1.5.1 leaks a pcre2 match
+ * block for every config entry it tests against that pattern.
+ */
+static int
+remote_new(git_remote **out, struct gitrepo *r, const char *url)
+{
+	git_remote_create_options o;
+
+	git_remote_create_options_init(&o, GIT_REMOTE_CREATE_OPTIONS_VERSION);
+	o.repository = r->repo;
+	o.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF |
+	    GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC;
+	return git_remote_create_with_opts(out, url, &o);
+}
+
+static const git_remote_head *
+find_head(git_remote *remote, const char *name)
+{
+	const git_remote_head **heads;
+	size_t n, i;
+
+	if (git_remote_ls(&heads, &n, remote) < 0)
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (strcmp(heads[i]->name, name) == 0)
+			return heads[i];
+	return NULL;
+}
+
+enum err
+gitremote_fetch(
+    struct gitrepo *r, const char *url, const char *branch, char tip[41])
+{
+	char spec[600], src[300], dst[300];
+	char *specp = spec;
+	git_strarray specs = { &specp, 1 };
+	git_fetch_options o;
+	struct cred_state cs = { 0 };
+	git_remote *remote = NULL;
+	const git_remote_head *h;
+	enum err e = ERR_OK;
+	int n1, n2, n3;
+
+	tip[0] = '\0';
+	if (!gitrepo_branch_valid(branch)) {
+		log_err("gitremote: %s: not a valid branch name", branch);
+		return ERR_INVAL;
+	}
+	n1 = snprintf(src, sizeof(src), "refs/heads/%s", branch);
+	n2 = snprintf(dst, sizeof(dst), "refs/upstream/%s", branch);
+	n3 = snprintf(spec, sizeof(spec), "+%s:%s", src, dst);
+	if (n1 < 0 || (size_t)n1 >= sizeof(src) || n2 < 0 ||
+	    (size_t)n2 >= sizeof(dst) || n3 < 0 || (size_t)n3 >= sizeof(spec))
+		return ERR_INVAL;
+	if (local_missing(url)) {
+		log_err("gitremote: %s: no such repository", url);
+		return ERR_NOTFOUND;
+	}
+	if (remote_new(&remote, r, url) < 0)
+		return remote_fail(url, "bad remote");
+	git_fetch_options_init(&o, GIT_FETCH_OPTIONS_VERSION);
+	o.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	o.update_fetchhead = 0;
+	o.callbacks.credentials = credentials;
+	o.callbacks.payload = &cs;
+	if (git_remote_fetch(remote, &specs, &o, "patchyard: fetch upstream") <
+	    0) {
+		e = remote_fail(url, "fetch failed");
+		goto out;
+	}
+	if ((h = find_head(remote, src)) == NULL) {
+		log_err("gitremote: %s: has no branch %s", url, branch);
+		e = ERR_NOTFOUND;
+		goto out;
+	}
+	if ((e = gitrepo_ref(r, dst, tip)))
+		goto out;
+	if (strcmp(tip, git_oid_tostr_s(&h->oid)) != 0) {
+		log_err("gitremote: %s: %s not updated", url, dst);
+		e = ERR_GIT;
+	}
+out:
+	git_remote_free(remote);
+	if (e)
+		tip[0] = '\0';
+	return e;
+}
+
+struct push_state {
+	struct gitremote_push *refs;
+	size_t n;
+	struct cred_state cs;
+};
+
+/* Called once per pushed ref with the remote's verdict. */
+static int
+push_update(const char *refname, const char *status, void *payload)
+{
+	struct push_state *ps = payload;
+	size_t i;
+
+	for (i = 0; i < ps->n; i++) {
+		struct gitremote_push *p = &ps->refs[i];
+		if (strcmp(p->ref, refname) != 0 || p->skipped)
+			continue;
+		p->ok = status == NULL;
+		if (status)
+			snprintf(p->reason, sizeof(p->reason), "%s", status);
+	}
+	return 0;
+}
+
+/* Push refs[i] for the i with want[i] in one round. */
+static enum err
+push_round(struct gitrepo *r, const char *url, struct gitremote_push *refs,
+    size_t n, const bool *want)
+{
+	char specbuf[GITREMOTE_MAX_PUSH][300];
+	char *specs[GITREMOTE_MAX_PUSH];
+	git_strarray sa = { specs, 0 };
+	git_push_options o;
+	struct push_state ps = { refs, n, { 0 } };
+	git_remote *remote = NULL;
+	enum err e = ERR_OK;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n && sa.count < GITREMOTE_MAX_PUSH; i++) {
+		if (!want[i])
+			continue;
+		k = snprintf(specbuf[sa.count], sizeof(specbuf[0]), "%s%s:%s",
+		    refs[i].force ? "+" : "", refs[i].ref, refs[i].ref);
+		if (k < 0 || (size_t)k >= sizeof(specbuf[0]))
+			return ERR_INVAL;
+		specs[sa.count] = specbuf[sa.count];
+		sa.count++;
+	}
+	if (sa.count == 0)
+		return ERR_OK;
+	if (remote_new(&remote, r, url) < 0)
+		return remote_fail(url, "bad remote");
+	git_push_options_init(&o, GIT_PUSH_OPTIONS_VERSION);
+	o.callbacks.credentials = credentials;
+	o.callbacks.push_update_reference = push_update;
+	o.callbacks.payload = &ps;
+	if (git_remote_push(remote, &sa, &o) < 0) {
+		const git_error *ge = git_error_last();
+		/* A rejected fast-forward fails the whole call before any
+		 * ref is sent; say so on the refs of this round. */
+		for (i = 0; i < n; i++)
+			if (want[i] && !refs[i].ok)
+				snprintf(refs[i].reason, sizeof(refs[i].reason),
+				    "%s",
+				    ge && ge->message ? ge->message
+				                      : "push failed");
+		e = remote_fail(url, "push failed");
+	}
+	git_remote_free(remote);
+	return e;
+}
+
+enum err
+gitremote_push(
+    struct gitrepo *r, const char *url, struct gitremote_push *refs, size_t n)
+{
+	bool want[GITREMOTE_MAX_PUSH] = { false };
+	char hex[41];
+	size_t i, j;
+	enum err e, worst = ERR_OK;
+
+	if (n > GITREMOTE_MAX_PUSH)
+		return ERR_INVAL;
+	if (local_missing(url)) {
+		log_err("gitremote: %s: no such repository", url);
+		return ERR_NOTFOUND;
+	}
+	for (i = 0; i < n; i++) {
+		refs[i].ok = false;
+		refs[i].reason[0] = '\0';
+		refs[i].skipped = gitrepo_ref(r, refs[i].ref, hex) != ERR_OK;
+	}
+	/* Forced refs in one round; each fast-forward one on its own. */
+	for (i = 0; i < n; i++)
+		want[i] = refs[i].force && !refs[i].skipped;
+	e = push_round(r, url, refs, n, want);
+	if (e == ERR_NET)
+		return e;
+	for (j = 0; j < n; j++) {
+		if (refs[j].force || refs[j].skipped)
+			continue;
+		for (i = 0; i < n; i++)
+			want[i] = i == j;
+		e = push_round(r, url, refs, n, want);
+		if (e == ERR_NET)
+			return e;
+	}
+	for (i = 0; i < n; i++) {
+		if (refs[i].ok || refs[i].skipped)
+			continue;
+		if (refs[i].reason[0] == '\0')
+			snprintf(refs[i].reason, sizeof(refs[i].reason),
+			    "not updated by the remote");
+		log_warn("gitremote: %s: %s rejected: %s", url, refs[i].ref,
+		    refs[i].reason);
+		worst = ERR_CONFLICT;
+	}
+	return worst;
+}

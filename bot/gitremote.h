@@ -1,0 +1,52 @@
+/*
+ * The staging repository's remotes: fetch upstream into
+ * refs/upstream/<branch> (`patchyard upstream`), push the staging
+ * branches to the configured remote (DESIGN.md §6).  URLs are local
+ * paths, file://, https:// or ssh; credentials for ssh come from the
+ * ssh agent.
+ */
+#ifndef BOT_GITREMOTE_H
+#define BOT_GITREMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bot/gitrepo.h"
+#include "util/err.h"
+
+/*
+ * Fetch branch of url (a local path, file://, https:// or ssh URL) into
+ * refs/upstream/<branch>, forced (upstream may rewind), without tags.
+ * tip gets the fetched commit.  Errors are logged with the URL:
+ * ERR_INVAL for a bad branch name, ERR_NOTFOUND when the remote has no
+ * such branch, ERR_NET for transport failures, ERR_GIT otherwise.
+ */
+enum err gitremote_fetch(
+    struct gitrepo *r, const char *url, const char *branch, char tip[41]);
+
+/* The most refs one push takes. */
+#define GITREMOTE_MAX_PUSH 16
+
+/* One ref to push and what became of it. */
+struct gitremote_push {
+	const char *ref; /* "refs/heads/stable" */
+	bool force; /* false: fast-forward only */
+	/* Results: */
+	bool ok; /* the remote now has our value */
+	bool skipped; /* no such local ref: nothing pushed */
+	char reason[160]; /* why not, when !ok && !skipped */
+};
+
+/*
+ * Push refs to url (same kinds of URL as fetch): each forced one with a
+ * leading '+', the others fast-forward only.  Refs are pushed in two
+ * rounds (forced, then fast-forward) so that a rejected fast-forward does
+ * not hold back the forced ones.  At most GITREMOTE_MAX_PUSH refs
+ * (ERR_INVAL).  Returns ERR_OK when every ref is ok or
+ * skipped, ERR_CONFLICT when some was rejected (see its reason), ERR_NET
+ * when the remote could not be reached.
+ */
+enum err gitremote_push(
+    struct gitrepo *r, const char *url, struct gitremote_push *refs, size_t n);
+
+#endif

@@ -1,0 +1,654 @@
+/*
+ * The staging repository: open or create it, keep new objects in memory
+ * until a result needs them, move refs, fetch and push.
+ *
+ * Why objects wait in memory: a build of a 300-patch queue makes a few
+ * thousand blobs, trees and commits, most of which a rebuild throws away
+ * again.  libgit2's git_mempack keeps them in a hash table; when a build
+ * is done, only the objects reachable from its tip are written to disk,
+ * as loose objects with the fastest zlib level (writing a pack with
+ * git_mempack_dump runs a delta search that costs more than the whole
+ * build; `git gc` packs them later).  Refs move only after that, so no
+ * ref can name an object that is not on disk.
+ */
+#include "bot/gitrepo.h"
+
+#include <dirent.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/gitpriv.h"
+#include "util/buf.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* zlib's Z_BEST_SPEED; <zlib.h> itself belongs to the mail sources. */
+#define LOOSE_ZLIB_LEVEL 1
+
+enum err
+gitpriv_fail(const char *obj, const char *what)
+{
+	const git_error *e = git_error_last();
+
+	log_err("git: %s: %s: %s", obj, what,
+	    e && e->message ? e->message : "unknown error");
+	return ERR_GIT;
+}
+
+bool
+gitpriv_oid(git_oid *oid, const char *hex)
+{
+	size_t i;
+
+	if (hex == NULL || strlen(hex) != GIT_OID_HEXSZ)
+		return false;
+	for (i = 0; i < GIT_OID_HEXSZ; i++) {
+		char c = hex[i];
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+		        (c >= 'A' && c <= 'F')))
+			return false;
+	}
+	return git_oid_fromstr(oid, hex) == 0;
+}
+
+static enum err
+add_mempack(struct gitrepo *r)
+{
+	char objdir[4096];
+	int n;
+
+	if (git_repository_odb(&r->odb, r->repo) < 0)
+		return gitpriv_fail(r->path, "cannot open object database");
+	/* Highest priority: git_odb_write() hands new objects to the first
+	 * backend that can write, and reads look here first. */
+	if (git_mempack_new(&r->mempack) < 0 ||
+	    git_odb_add_backend(r->odb, r->mempack, 1000) < 0)
+		return gitpriv_fail(r->path, "cannot add in-memory store");
+	n = snprintf(
+	    objdir, sizeof(objdir), "%s/objects", git_repository_path(r->repo));
+	if (n < 0 || (size_t)n >= sizeof(objdir)) {
+		log_err("gitrepo: %s: path too long", r->path);
+		return ERR_INVAL;
+	}
+	if (git_odb_backend_loose(
+	        &r->loose, objdir, LOOSE_ZLIB_LEVEL, 0, 0, 0) < 0)
+		return gitpriv_fail(r->path, "cannot open loose objects");
+	return ERR_OK;
+}
+
+/* Whether path is missing or an empty folder: a place we may create a
+ * repository in without taking over somebody else's files. */
+static bool
+place_free(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = true;
+
+	if (d == NULL)
+		return true; /* missing, or not a folder: init will say */
+	while (empty && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			empty = false;
+	closedir(d);
+	return empty;
+}
+
+static enum err
+open_or_init(struct gitrepo *r, const char *path)
+{
+	git_repository_init_options o;
+	int rc;
+
+	rc = git_repository_open_ext(&r->repo, path,
+	    GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE, NULL);
+	if (rc == 0)
+		return ERR_OK;
+	if (rc != GIT_ENOTFOUND)
+		return gitpriv_fail(path, "cannot open repository");
+	/* Nothing there, or an empty folder: make a bare repository.  A
+	 * folder holding other files is not ours to take over. */
+	if (!place_free(path)) {
+		log_err(
+		    "gitrepo: %s: not a git repository and not empty", path);
+		return ERR_INVAL;
+	}
+	git_repository_init_options_init(
+	    &o, GIT_REPOSITORY_INIT_OPTIONS_VERSION);
+	o.flags = GIT_REPOSITORY_INIT_BARE | GIT_REPOSITORY_INIT_MKPATH |
+	    GIT_REPOSITORY_INIT_NO_REINIT;
+	o.initial_head = "stable";
+	git_error_clear();
+	if (git_repository_init_ext(&r->repo, path, &o) < 0)
+		return gitpriv_fail(path, "cannot create repository");
+	log_info("gitrepo: %s: created a bare repository", path);
+	return ERR_OK;
+}
+
+enum err
+gitrepo_open(const char *path, struct gitrepo **out)
+{
+	struct gitrepo *r;
+	enum err e;
+
+	*out = NULL;
+	if (path == NULL || *path == '\0')
+		return ERR_INVAL;
+	git_libgit2_init();
+	/* libgit2 hashes every object it reads again to check it, with the
+	 * collision-detecting SHA-1: that doubles the cost of reading blobs.
+	 * git itself trusts its packs; so do we (git fsck checks them). */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+	r = xcalloc(1, sizeof(*r));
+	r->path = xstrdup(path);
+	e = open_or_init(r, path);
+	if (e == ERR_OK && !git_repository_is_bare(r->repo)) {
+		log_err("gitrepo: %s: not a bare repository", path);
+		e = ERR_INVAL;
+	}
+	if (e == ERR_OK)
+		e = add_mempack(r);
+	if (e) {
+		gitrepo_free(r);
+		return e;
+	}
+	*out = r;
+	return ERR_OK;
+}
+
+void
+gitrepo_free(struct gitrepo *r)
+{
+	if (r == NULL)
+		return;
+	if (r->loose)
+		r->loose->free(r->loose);
+	git_odb_free(r->odb); /* the odb owns the mempack backend */
+	git_repository_free(r->repo);
+	gitcache_free(&r->cache);
+	free(r->path);
+	free(r);
+	git_libgit2_shutdown();
+}
+
+const char *
+gitrepo_path(const struct gitrepo *r)
+{
+	return r->path;
+}
+
+/*
+ * The backends of the object database other than the in-memory one:
+ * a pack backend and a loose one, plus any alternates.  Asking them
+ * directly skips libgit2's object cache, which may still hold objects
+ * whose in-memory copy has been discarded.
+ */
+bool
+gitpriv_on_disk(struct gitrepo *r, const git_oid *oid)
+{
+	size_t i, n = git_odb_num_backends(r->odb);
+	git_odb_backend *b;
+
+	for (i = 0; i < n; i++) {
+		if (git_odb_get_backend(&b, r->odb, i) < 0 || b == r->mempack)
+			continue;
+		if (b->exists && b->exists(b, oid))
+			return true;
+	}
+	return false;
+}
+
+bool
+gitpriv_exists(struct gitrepo *r, const git_oid *oid)
+{
+	return r->mempack->exists(r->mempack, oid) || gitpriv_on_disk(r, oid);
+}
+
+void
+gitpriv_discard(struct gitrepo *r)
+{
+	git_mempack_reset(r->mempack);
+}
+
+bool
+gitrepo_has(struct gitrepo *r, const char *hex)
+{
+	git_oid oid, full;
+	size_t n = hex ? strlen(hex) : 0;
+
+	if (n < 4 || n > GIT_OID_HEXSZ || git_oid_fromstrn(&oid, hex, n) < 0)
+		return false;
+	if (n == GIT_OID_HEXSZ)
+		return gitpriv_exists(r, &oid);
+	return git_odb_exists_prefix(&full, r->odb, &oid, n) == 0;
+}
+
+bool
+gitrepo_branch_valid(const char *branch)
+{
+	char name[512];
+	int valid = 0, n;
+
+	if (branch == NULL || *branch == '\0' || strchr(branch, ':'))
+		return false;
+	n = snprintf(name, sizeof(name), "refs/heads/%s", branch);
+	if (n < 0 || (size_t)n >= sizeof(name))
+		return false;
+	return git_reference_name_is_valid(&valid, name) == 0 && valid;
+}
+
+enum err
+gitrepo_ref(struct gitrepo *r, const char *name, char hex[41])
+{
+	git_object *obj = NULL;
+	git_reference *ref = NULL;
+	int rc;
+
+	hex[0] = '\0';
+	rc = git_reference_lookup(&ref, r->repo, name);
+	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
+		git_error_clear();
+		return ERR_NOTFOUND;
+	}
+	if (rc < 0)
+		return gitpriv_fail(name, "cannot read ref");
+	rc = git_reference_peel(&obj, ref, GIT_OBJECT_COMMIT);
+	git_reference_free(ref);
+	if (rc < 0)
+		return gitpriv_fail(name, "ref does not name a commit");
+	git_oid_tostr(hex, 41, git_object_id(obj));
+	git_object_free(obj);
+	return ERR_OK;
+}
+
+static enum err
+check_commit(struct gitrepo *r, const char *hex, git_oid *oid)
+{
+	git_object_t type;
+	size_t len;
+
+	if (!gitpriv_oid(oid, hex)) {
+		log_err("gitrepo: %s: not an object id", hex ? hex : "(null)");
+		return ERR_INVAL;
+	}
+	if (!gitpriv_on_disk(r, oid) ||
+	    git_odb_read_header(&len, &type, r->odb, oid) < 0) {
+		git_error_clear();
+		log_err("gitrepo: %s: no such commit on disk", hex);
+		return ERR_NOTFOUND;
+	}
+	if (type != GIT_OBJECT_COMMIT) {
+		log_err("gitrepo: %s: not a commit", hex);
+		return ERR_INVAL;
+	}
+	return ERR_OK;
+}
+
+enum err
+gitrepo_set_ref(struct gitrepo *r, const char *name, const char *hex,
+    const char *old_hex, const char *log)
+{
+	git_reference *ref = NULL;
+	git_oid oid, old;
+	int valid = 0, rc;
+	enum err e;
+
+	if (git_reference_name_is_valid(&valid, name) < 0 || !valid) {
+		log_err("gitrepo: %s: not a valid ref name", name);
+		return ERR_INVAL;
+	}
+	if ((e = check_commit(r, hex, &oid)))
+		return e;
+	if (old_hex == NULL)
+		rc = git_reference_create(&ref, r->repo, name, &oid, 1, log);
+	else if (*old_hex == '\0')
+		rc = git_reference_create(&ref, r->repo, name, &oid, 0, log);
+	else if (!gitpriv_oid(&old, old_hex))
+		return ERR_INVAL;
+	else
+		rc = git_reference_create_matching(
+		    &ref, r->repo, name, &oid, 1, &old, log);
+	git_reference_free(ref);
+	if (rc == GIT_EEXISTS || rc == GIT_EMODIFIED) {
+		log_warn("gitrepo: %s: changed meanwhile, not updated", name);
+		git_error_clear();
+		return ERR_CONFLICT;
+	}
+	if (rc < 0)
+		return gitpriv_fail(name, "cannot update ref");
+	return ERR_OK;
+}
+
+enum err
+gitrepo_delete_ref(struct gitrepo *r, const char *name)
+{
+	int rc = git_reference_remove(r->repo, name);
+
+	if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC) {
+		git_error_clear();
+		return ERR_OK;
+	}
+	return rc < 0 ? gitpriv_fail(name, "cannot delete ref") : ERR_OK;
+}
+
+/*
+ * A set of object ids, for walking each new object once.  Open
+ * addressing; the first bytes of an oid are already uniformly spread.
+ */
+struct oidset {
+	git_oid *v;
+	bool *used;
+	size_t cap, n;
+};
+
+/* The objects to write, in the order they are to be written. */
+struct oidlist {
+	git_oid *v;
+	size_t n, cap;
+};
+
+static void
+oidlist_add(struct oidlist *l, const git_oid *o)
+{
+	l->v = xgrow(l->v, &l->cap, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = *o;
+}
+
+static size_t
+oid_hash(const git_oid *o)
+{
+	size_t h;
+
+	memcpy(&h, o->id, sizeof(h));
+	return h;
+}
+
+static bool
+oidset_add(struct oidset *s, const git_oid *o)
+{
+	size_t i;
+
+	if (2 * (s->n + 1) > s->cap) {
+		struct oidset t = { NULL, NULL, s->cap ? 2 * s->cap : 256, 0 };
+		t.v = xcalloc(t.cap, sizeof(*t.v));
+		t.used = xcalloc(t.cap, sizeof(*t.used));
+		for (i = 0; i < s->cap; i++)
+			if (s->used[i])
+				oidset_add(&t, &s->v[i]);
+		free(s->v);
+		free(s->used);
+		*s = t;
+	}
+	for (i = oid_hash(o) & (s->cap - 1); s->used[i];
+	     i = (i + 1) & (s->cap - 1))
+		if (git_oid_equal(&s->v[i], o))
+			return false;
+	s->used[i] = true;
+	s->v[i] = *o;
+	s->n++;
+	return true;
+}
+
+static void
+oidset_free(struct oidset *s)
+{
+	free(s->v);
+	free(s->used);
+}
+
+/* Copy one object from wherever libgit2 has it to the loose store. */
+static enum err
+write_loose(struct gitrepo *r, const git_oid *oid)
+{
+	git_odb_object *o = NULL;
+	int rc;
+
+	if (git_odb_read(&o, r->odb, oid) < 0)
+		return gitpriv_fail(git_oid_tostr_s(oid), "object lost");
+	rc = r->loose->write(r->loose, oid, git_odb_object_data(o),
+	    git_odb_object_size(o), git_odb_object_type(o));
+	git_odb_object_free(o);
+	if (rc < 0)
+		return gitpriv_fail(
+		    git_oid_tostr_s(oid), "cannot write object");
+	return ERR_OK;
+}
+
+/*
+ * A tree and everything under it that is not on disk, leaves first: a
+ * tree on disk has all of its children on disk too.  base is the same
+ * folder in the parent commit's tree (or NULL), which is on disk by the
+ * time its child is persisted: entries equal to base's need no look.
+ */
+static enum err
+persist_tree(struct gitrepo *r, const git_oid *oid, const git_oid *base,
+    struct oidset *seen, struct oidlist *out)
+{
+	git_tree *t = NULL, *bt = NULL;
+	size_t i, n;
+	enum err e = ERR_OK;
+
+	if ((base && git_oid_equal(oid, base)) || !oidset_add(seen, oid) ||
+	    gitpriv_on_disk(r, oid))
+		return ERR_OK;
+	if (git_tree_lookup(&t, r->repo, oid) < 0)
+		return gitpriv_fail(git_oid_tostr_s(oid), "tree lost");
+	if (base && git_tree_lookup(&bt, r->repo, base) < 0) {
+		git_error_clear();
+		bt = NULL;
+	}
+	n = git_tree_entrycount(t);
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		const git_tree_entry *te = git_tree_entry_byindex(t, i);
+		const git_tree_entry *be = bt
+		    ? git_tree_entry_byname(bt, git_tree_entry_name(te))
+		    : NULL;
+		const git_oid *id = git_tree_entry_id(te);
+
+		if (be && git_oid_equal(id, git_tree_entry_id(be)))
+			continue;
+		switch (git_tree_entry_type(te)) {
+		case GIT_OBJECT_TREE:
+			e = persist_tree(r, id,
+			    be && git_tree_entry_type(be) == GIT_OBJECT_TREE
+			        ? git_tree_entry_id(be)
+			        : NULL,
+			    seen, out);
+			break;
+		case GIT_OBJECT_BLOB:
+			if (oidset_add(seen, id) && !gitpriv_on_disk(r, id))
+				oidlist_add(out, id);
+			break;
+		default: /* a submodule's commit is not ours to have */
+			break;
+		}
+	}
+	git_tree_free(bt);
+	git_tree_free(t);
+	if (e == ERR_OK)
+		oidlist_add(out, oid);
+	return e;
+}
+
+/* The new commits reachable from tips, newest first. */
+static enum err
+new_commits(struct gitrepo *r, const git_oid *tips, size_t n, git_oid **out,
+    size_t *nout, struct oidset *seen)
+{
+	git_oid *stack = NULL, *list = NULL;
+	size_t ns = 0, caps = 0, nl = 0, capl = 0, i;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < n; i++) {
+		stack = xgrow(stack, &caps, ns + 1, sizeof(*stack));
+		stack[ns++] = tips[i];
+	}
+	while (ns > 0 && e == ERR_OK) {
+		git_oid c = stack[--ns];
+		git_commit *co = NULL;
+		unsigned p, np;
+
+		if (!oidset_add(seen, &c) || gitpriv_on_disk(r, &c))
+			continue;
+		if (git_commit_lookup(&co, r->repo, &c) < 0) {
+			e = gitpriv_fail(git_oid_tostr_s(&c), "commit lost");
+			break;
+		}
+		np = git_commit_parentcount(co);
+		for (p = 0; p < np; p++) {
+			stack = xgrow(stack, &caps, ns + 1, sizeof(*stack));
+			stack[ns++] = *git_commit_parent_id(co, p);
+		}
+		git_commit_free(co);
+		list = xgrow(list, &capl, nl + 1, sizeof(*list));
+		list[nl++] = c;
+	}
+	free(stack);
+	*out = list;
+	*nout = nl;
+	return e;
+}
+
+/* The first parent's tree id into id; false for a root commit. */
+static bool
+parent_tree(git_commit *co, git_oid *id)
+{
+	git_commit *p = NULL;
+
+	if (git_commit_parentcount(co) == 0 ||
+	    git_commit_parent(&p, co, 0) < 0) {
+		git_error_clear();
+		return false;
+	}
+	git_oid_cpy(id, git_commit_tree_id(p));
+	git_commit_free(p);
+	return true;
+}
+
+enum err
+gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
+{
+	struct oidset seen = { NULL, NULL, 0, 0 };
+	struct oidlist out = { NULL, 0, 0 };
+	git_oid *list = NULL, ptree;
+	size_t nl = 0, i;
+	enum err e;
+
+	e = new_commits(r, tips, n, &list, &nl, &seen);
+	/* Oldest first (for the linear chains builds make), each after its
+	 * tree: whatever is interrupted leaves only unreferenced objects. */
+	for (i = nl; i-- > 0 && e == ERR_OK;) {
+		git_commit *co = NULL;
+
+		if (git_commit_lookup(&co, r->repo, &list[i]) < 0) {
+			e = gitpriv_fail(
+			    git_oid_tostr_s(&list[i]), "commit lost");
+			break;
+		}
+		e = persist_tree(r, git_commit_tree_id(co),
+		    parent_tree(co, &ptree) ? &ptree : NULL, &seen, &out);
+		git_commit_free(co);
+		oidlist_add(&out, &list[i]);
+	}
+	for (i = 0; e == ERR_OK && i < out.n; i++)
+		e = write_loose(r, &out.v[i]);
+	free(out.v);
+	free(list);
+	oidset_free(&seen);
+	if (e == ERR_OK)
+		git_mempack_reset(r->mempack);
+	return e;
+}
+
+/*
+ * The blob cache.  Keys are 41 bytes; values small.  It grows to
+ * CACHE_MAX entries and then starts over, which bounds a long-running
+ * process without any bookkeeping of age.
+ */
+#define CACHE_MAX (1u << 20)
+
+void
+gitcache_key(unsigned char key[41], const git_oid *pre, const git_oid *section,
+    unsigned char flavour)
+{
+	if (pre)
+		memcpy(key, pre->id, 20);
+	else
+		memset(key, 0, 20);
+	memcpy(key + 20, section->id, 20);
+	key[40] = flavour;
+}
+
+static size_t
+cache_hash(const unsigned char key[41])
+{
+	size_t a, b;
+
+	memcpy(&a, key, sizeof(a));
+	memcpy(&b, key + 20, sizeof(b));
+	return a ^ (b * 31) ^ key[40];
+}
+
+static struct gitcache_slot *
+cache_find(struct gitcache *c, const unsigned char key[41])
+{
+	size_t i;
+
+	for (i = cache_hash(key) & (c->cap - 1); c->slots[i].used;
+	     i = (i + 1) & (c->cap - 1))
+		if (memcmp(c->slots[i].key, key, 41) == 0)
+			return &c->slots[i];
+	return &c->slots[i];
+}
+
+const struct gitcache_val *
+gitcache_get(struct gitcache *c, const unsigned char key[41])
+{
+	struct gitcache_slot *s;
+
+	if (c->cap == 0)
+		return NULL;
+	s = cache_find(c, key);
+	return s->used ? &s->val : NULL;
+}
+
+void
+gitcache_put(struct gitcache *c, const unsigned char key[41],
+    const struct gitcache_val *val)
+{
+	struct gitcache_slot *s;
+	size_t i;
+
+	if (c->n >= CACHE_MAX)
+		gitcache_free(c);
+	if (2 * (c->n + 1) > c->cap) {
+		struct gitcache t = { NULL, c->cap ? 2 * c->cap : 1024, 0 };
+		t.slots = xcalloc(t.cap, sizeof(*t.slots));
+		for (i = 0; i < c->cap; i++)
+			if (c->slots[i].used)
+				gitcache_put(
+				    &t, c->slots[i].key, &c->slots[i].val);
+		free(c->slots);
+		*c = t;
+	}
+	s = cache_find(c, key);
+	if (!s->used) {
+		s->used = true;
+		memcpy(s->key, key, 41);
+		c->n++;
+	}
+	s->val = *val;
+}
+
+void
+gitcache_free(struct gitcache *c)
+{
+	free(c->slots);
+	c->slots = NULL;
+	c->cap = 0;
+	c->n = 0;
+}

@@ -1,0 +1,57 @@
+/*
+ * The staging repository: a bare git repository owned by the bot
+ * (DESIGN.md §6): opening it, its refs and its objects (bot/gitremote.h
+ * fetches and pushes).  Object ids
+ * travel as 40-digit lowercase hex strings; no libgit2 type leaves the
+ * bot/git*.c files.
+ *
+ * Objects made while building live in memory first and reach the disk
+ * only when something reachable from a result needs them, so a build
+ * that fails half-way leaves nothing behind but unreferenced objects,
+ * and no ref ever names an object that is not on disk.
+ */
+#ifndef BOT_GITREPO_H
+#define BOT_GITREPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+struct gitrepo;
+
+/*
+ * Open the bare repository at path, creating it (and missing parent
+ * folders) when there is none: calling it again on the same path opens
+ * what the first call made.  A path holding something that is not a
+ * git repository is refused with ERR_GIT.
+ */
+enum err gitrepo_open(const char *path, struct gitrepo **out);
+void gitrepo_free(struct gitrepo *r);
+const char *gitrepo_path(const struct gitrepo *r);
+
+/*
+ * The commit a ref names ("refs/heads/stable"), peeled through tags and
+ * symbolic refs.  ERR_NOTFOUND when the ref does not exist.
+ */
+enum err gitrepo_ref(struct gitrepo *r, const char *name, char hex[41]);
+
+/*
+ * Point ref name at commit hex.  With old_hex NULL the update is forced;
+ * otherwise the ref must still name old_hex ("" for: must not exist),
+ * else ERR_CONFLICT.  The commit must exist (ERR_NOTFOUND).  log is the
+ * reflog message.
+ */
+enum err gitrepo_set_ref(struct gitrepo *r, const char *name, const char *hex,
+    const char *old_hex, const char *log);
+
+/* Remove a ref; not an error when it does not exist. */
+enum err gitrepo_delete_ref(struct gitrepo *r, const char *name);
+
+/* Whether hex (full or abbreviated) names an object in the repository. */
+bool gitrepo_has(struct gitrepo *r, const char *hex);
+
+/* A ref name built from a branch name: false for anything git refuses. */
+bool gitrepo_branch_valid(const char *branch);
+
+#endif

@@ -1,0 +1,249 @@
+/*
+ * Building a staging branch: one commit per patch on top of a base, in
+ * memory, persisted once at the end.
+ *
+ * Reuse: a build mostly repeats the previous one.  Leading entries with
+ * the same key whose previous commit still sits on the current tip are
+ * taken as they are, after checking that the commit we would write now
+ * (same tree, same parent, same author, committer and message) hashes to
+ * that very id; from the first changed position on, patches are applied
+ * again, and there the blob cache of bot/gitapply.c saves the work for
+ * files whose preimage did not change.
+ */
+#include "bot/gitstage.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bot/gitpriv.h"
+#include "parsers/diff.h"
+#include "util/arena.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+struct build {
+	struct gitrepo *r;
+	const char *cname, *cemail;
+	git_oid tip;
+	git_tree *tree; /* the tip's tree */
+	struct buf text; /* a commit being composed */
+	struct arena *a;
+};
+
+/* A name or address as git writes it: without '<', '>' or line breaks
+ * (git drops them too), without blanks around it. */
+static enum err
+add_ident_part(struct buf *b, const char *s)
+{
+	size_t n = strlen(s), i;
+	enum err e = ERR_OK;
+
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	while (n > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	for (i = 0; i < n && e == ERR_OK; i++)
+		if (s[i] != '<' && s[i] != '>' && s[i] != '\n' && s[i] != '\r')
+			e = buf_addc(b, s[i]);
+	return e;
+}
+
+static enum err
+add_ident(struct buf *b, const char *what, const char *name, const char *email,
+    int64_t t, int tz)
+{
+	int a = tz < 0 ? -tz : tz;
+	enum err e;
+
+	if (name == NULL || *name == '\0')
+		name = email ? email : "";
+	if ((e = buf_addf(b, "%s ", what)) || (e = add_ident_part(b, name)) ||
+	    (e = buf_adds(b, " <")) ||
+	    (e = add_ident_part(b, email ? email : "")))
+		return e;
+	return buf_addf(b, "> %lld %c%02d%02d\n", (long long)t,
+	    tz < 0 ? '-' : '+', a / 60, a % 60);
+}
+
+/* The commit object's text for entry e with tree and parent. */
+static enum err
+compose(struct build *bd, const struct gitstage_entry *e, const git_oid *tree,
+    const git_oid *parent)
+{
+	struct buf *b = &bd->text;
+	const char *msg = e->message ? e->message : "";
+	size_t n = strlen(msg);
+	enum err err;
+
+	buf_reset(b);
+	if ((err = buf_addf(b, "tree %s\n", git_oid_tostr_s(tree))) ||
+	    (err = buf_addf(b, "parent %s\n", git_oid_tostr_s(parent))) ||
+	    (err = add_ident(b, "author", e->author_name, e->author_email,
+	         e->author_time, e->author_tz)) ||
+	    (err = add_ident(b, "committer", bd->cname, bd->cemail,
+	         e->committer_time, e->committer_tz)) ||
+	    (err = buf_addc(b, '\n')) || (err = buf_add(b, msg, n)))
+		return err;
+	if (n == 0 || msg[n - 1] != '\n')
+		err = buf_addc(b, '\n');
+	return err;
+}
+
+static enum err
+set_tip(struct build *bd, const git_oid *commit)
+{
+	git_commit *c = NULL;
+
+	git_tree_free(bd->tree);
+	bd->tree = NULL;
+	if (git_commit_lookup(&c, bd->r->repo, commit) < 0)
+		return gitpriv_fail(
+		    git_oid_tostr_s(commit), "cannot read commit");
+	if (git_commit_tree(&bd->tree, c) < 0) {
+		git_commit_free(c);
+		return gitpriv_fail(
+		    git_oid_tostr_s(commit), "cannot read tree");
+	}
+	git_commit_free(c);
+	bd->tip = *commit;
+	return ERR_OK;
+}
+
+/*
+ * Whether the previous commit p for e can stay: on the current tip, and
+ * exactly the commit we would write for its tree now.
+ */
+static bool
+reusable(struct build *bd, const struct gitstage_entry *e,
+    const struct gitstage_prev *p)
+{
+	git_commit *c = NULL;
+	git_oid id, again;
+	bool ok = false;
+
+	if (p->key == NULL || e->key == NULL || strcmp(p->key, e->key) != 0 ||
+	    !gitpriv_oid(&id, p->commit) || !gitpriv_on_disk(bd->r, &id))
+		return false;
+	if (git_commit_lookup(&c, bd->r->repo, &id) < 0) {
+		git_error_clear();
+		return false;
+	}
+	if (git_commit_parentcount(c) == 1 &&
+	    git_oid_equal(git_commit_parent_id(c, 0), &bd->tip) &&
+	    compose(bd, e, git_commit_tree_id(c), &bd->tip) == ERR_OK &&
+	    git_odb_hash(&again, bd->text.p, bd->text.n, GIT_OBJECT_COMMIT) ==
+	        0)
+		ok = git_oid_equal(&again, &id);
+	git_commit_free(c);
+	return ok;
+}
+
+/* Apply e on the tip and commit it there when it applies. */
+static enum err
+build_one(struct build *bd, const struct gitstage_entry *e,
+    struct gitstage_result *res)
+{
+	struct gitapply_result ar;
+	struct diff *d = NULL;
+	git_oid tree, commit;
+	enum err err;
+
+	arena_reset(bd->a);
+	err =
+	    gitapply_parse(bd->a, e->diff ? e->diff : "", e->diff_len, &d, &ar);
+	if (err == ERR_OK)
+		err = gitapply_diff(bd->r, bd->tree, d, &tree, &ar);
+	res->how = ar.how;
+	res->offset = ar.offset;
+	memcpy(res->reason, ar.reason, sizeof(res->reason));
+	if (err == ERR_CONFLICT || err == ERR_PERM)
+		return ERR_OK; /* left out; the rest builds on */
+	if (err)
+		return err;
+	if (ar.how == GITAPPLY_EMPTY)
+		return ERR_OK;
+	if ((err = compose(bd, e, &tree, &bd->tip)))
+		return err;
+	if (git_odb_write(&commit, bd->r->odb, bd->text.p, bd->text.n,
+	        GIT_OBJECT_COMMIT) < 0)
+		return gitpriv_fail(bd->r->path, "cannot write commit");
+	git_oid_tostr(res->commit, sizeof(res->commit), &commit);
+	return set_tip(bd, &commit);
+}
+
+static enum err
+build_all(struct build *bd, const struct gitstage_entry *e, size_t n,
+    const struct gitstage_prev *prev, size_t nprev, struct gitstage_result *res)
+{
+	bool reuse = true;
+	size_t i;
+	git_oid id;
+	enum err err;
+
+	for (i = 0; i < n; i++) {
+		const struct gitstage_prev *p = i < nprev ? &prev[i] : NULL;
+
+		memset(&res[i], 0, sizeof(res[i]));
+		reuse = reuse && p && p->key && e[i].key &&
+		    strcmp(p->key, e[i].key) == 0;
+		if (reuse && p->commit && *p->commit) {
+			if (reusable(bd, &e[i], p)) {
+				res[i].how = p->how;
+				res[i].offset = p->offset;
+				res[i].reused = true;
+				memcpy(res[i].commit, p->commit, 41);
+				gitpriv_oid(&id, p->commit);
+				if ((err = set_tip(bd, &id)))
+					return err;
+				continue;
+			}
+			reuse = false;
+		}
+		if ((err = build_one(bd, &e[i], &res[i])))
+			return err;
+		/* A left-out entry keeps the chain reusable only if it was
+		 * left out last time too; one that applies now breaks it. */
+		if (reuse && res[i].commit[0] != '\0')
+			reuse = false;
+	}
+	return ERR_OK;
+}
+
+enum err
+gitstage_build(struct gitrepo *r, const char *base_hex,
+    const struct gitstage_entry *e, size_t n, const struct gitstage_prev *prev,
+    size_t nprev, const char *committer_name, const char *committer_email,
+    struct gitstage_result *res, char tip[41])
+{
+	struct build bd;
+	git_oid base;
+	enum err err;
+
+	tip[0] = '\0';
+	if (!gitpriv_oid(&base, base_hex) || !gitpriv_on_disk(r, &base)) {
+		log_err("gitstage: %s: no such base commit",
+		    base_hex ? base_hex : "(null)");
+		return ERR_NOTFOUND;
+	}
+	memset(&bd, 0, sizeof(bd));
+	bd.r = r;
+	bd.cname = committer_name;
+	bd.cemail = committer_email;
+	bd.a = arena_new();
+	buf_init(&bd.text, 0);
+	err = set_tip(&bd, &base);
+	if (err == ERR_OK)
+		err = build_all(&bd, e, n, prev, nprev, res);
+	if (err == ERR_OK)
+		err = gitpriv_persist(r, &bd.tip, 1);
+	if (err == ERR_OK)
+		git_oid_tostr(tip, 41, &bd.tip);
+	else
+		gitpriv_discard(r);
+	git_tree_free(bd.tree);
+	buf_free(&bd.text);
+	arena_free(bd.a);
+	return err;
+}

@@ -1,0 +1,267 @@
+/*
+ * The staging repository (bot/gitrepo.c) and its remotes
+ * (bot/gitremote.c), against real repositories made with git.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "bot/gitremote.h"
+#include "bot/gitrepo.h"
+#include "tests/unit/gittest.h"
+#include "util/log.h"
+
+static const char *tmp;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	tmp = gt_setup();
+	log_set_level(LOG_ERR);
+	/* An upstream with two commits on master and one on "next". */
+	if (gt_sh("cd %s && git init -q -b master up && cd up && "
+	          "echo one > a && git add a && git commit -qm one && "
+	          "echo two >> a && git commit -qam two && "
+	          "git checkout -qb next && echo three >> a && "
+	          "git commit -qam three && git checkout -q master",
+	        tmp) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	gt_teardown(tmp);
+	return 0;
+}
+
+static void
+test_open_creates_and_reopens(void **state)
+{
+	struct gitrepo *r = NULL;
+	char path[256], hex[41];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/new/deep/stage.git", tmp);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_int_equal(
+	    gitrepo_ref(r, "refs/heads/stable", hex), ERR_NOTFOUND);
+	gitrepo_free(r);
+	/* git agrees it is a bare repository, HEAD on stable. */
+	assert_int_equal(gt_sh("test \"$(git -C %s rev-parse "
+	                       "--is-bare-repository)\" = true",
+	                     path),
+	    0);
+	assert_int_equal(gt_sh("test \"$(git -C %s symbolic-ref HEAD)\" = "
+	                       "refs/heads/stable",
+	                     path),
+	    0);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	gitrepo_free(r);
+}
+
+static void
+test_open_refuses_foreign_folder(void **state)
+{
+	struct gitrepo *r = NULL;
+	char path[256];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/foreign", tmp);
+	assert_int_equal(
+	    gt_sh("mkdir -p %s && echo x > %s/file", path, path), 0);
+	assert_int_not_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_null(r);
+	/* A work tree repository is not a staging repository either. */
+	snprintf(path, sizeof(path), "%s/up", tmp);
+	assert_int_not_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_null(r);
+	/* Nothing was written into the foreign folder. */
+	assert_int_equal(gt_sh("test \"$(ls %s/foreign)\" = file", tmp), 0);
+}
+
+static void
+test_fetch_and_refs(void **state)
+{
+	struct gitrepo *r = NULL;
+	char path[256], url[300], tip[41], hex[41];
+	char *master, *next, *first;
+
+	(void)state;
+	master = gt_out("git -C %s/up rev-parse master", tmp);
+	next = gt_out("git -C %s/up rev-parse next", tmp);
+	first = gt_out("git -C %s/up rev-parse master^", tmp);
+	assert_non_null(master);
+	snprintf(path, sizeof(path), "%s/fetch.git", tmp);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+
+	/* A local path. */
+	snprintf(url, sizeof(url), "%s/up", tmp);
+	assert_int_equal(gitremote_fetch(r, url, "master", tip), ERR_OK);
+	assert_string_equal(tip, master);
+	assert_int_equal(gitrepo_ref(r, "refs/upstream/master", hex), ERR_OK);
+	assert_string_equal(hex, master);
+	assert_true(gitrepo_has(r, master));
+	assert_true(gitrepo_has(r, "0000") == false);
+
+	/* file:// and a second branch. */
+	snprintf(url, sizeof(url), "file://%s/up", tmp);
+	assert_int_equal(gitremote_fetch(r, url, "next", tip), ERR_OK);
+	assert_string_equal(tip, next);
+	/* No tags, no other branches came along. */
+	assert_int_equal(
+	    gt_sh("test \"$(git -C %s for-each-ref | wc -l)\" = 2", path), 0);
+
+	/* Upstream rewinds: the forced refspec follows it. */
+	assert_int_equal(gt_sh("git -C %s/up branch -qf next master^", tmp), 0);
+	assert_int_equal(gitremote_fetch(r, url, "next", tip), ERR_OK);
+	assert_string_equal(tip, first);
+
+	/* Errors. */
+	assert_int_equal(gitremote_fetch(r, url, "nope", tip), ERR_NOTFOUND);
+	assert_string_equal(tip, "");
+	assert_int_equal(gitremote_fetch(r, url, "a..b", tip), ERR_INVAL);
+	assert_int_equal(gitremote_fetch(r, url, "x:y", tip), ERR_INVAL);
+	snprintf(url, sizeof(url), "%s/missing", tmp);
+	assert_int_not_equal(gitremote_fetch(r, url, "master", tip), ERR_OK);
+
+	/* Moving refs: forced, compare-and-swap, create-only. */
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", master, NULL, "t"), ERR_OK);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", first, first, "t"),
+	    ERR_CONFLICT);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", first, master, "t"),
+	    ERR_OK);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", master, "", "t"),
+	    ERR_CONFLICT);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/unstable", master, "", "t"), ERR_OK);
+	assert_int_equal(gitrepo_ref(r, "refs/heads/stable", hex), ERR_OK);
+	assert_string_equal(hex, first);
+	/* Refs name commits that exist, by full id, with valid names. */
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/x",
+	        "0123456789012345678901234567890123456789", NULL, "t"),
+	    ERR_NOTFOUND);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/x", "0123", NULL, "t"), ERR_INVAL);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/a..b", master, NULL, "t"),
+	    ERR_INVAL);
+	assert_int_equal(gitrepo_delete_ref(r, "refs/heads/unstable"), ERR_OK);
+	assert_int_equal(gitrepo_delete_ref(r, "refs/heads/unstable"), ERR_OK);
+	assert_int_equal(
+	    gitrepo_ref(r, "refs/heads/unstable", hex), ERR_NOTFOUND);
+
+	assert_true(gitrepo_branch_valid("master"));
+	assert_true(gitrepo_branch_valid("feature/x"));
+	assert_false(gitrepo_branch_valid(""));
+	assert_false(gitrepo_branch_valid("-x") && false);
+	assert_false(gitrepo_branch_valid("a b"));
+	assert_false(gitrepo_branch_valid("x.lock"));
+	gitrepo_free(r);
+	free(master);
+	free(next);
+	free(first);
+}
+
+static void
+test_push(void **state)
+{
+	struct gitrepo *r = NULL;
+	char path[256], remote[256], tip[41], url[300];
+	char *master, *first, *got;
+	struct gitremote_push refs[3] = {
+		{ "refs/heads/stable", true, false, false, "" },
+		{ "refs/heads/unstable", true, false, false, "" },
+		{ "refs/heads/patches", false, false, false, "" },
+	};
+
+	(void)state;
+	master = gt_out("git -C %s/up rev-parse master", tmp);
+	first = gt_out("git -C %s/up rev-parse master^", tmp);
+	snprintf(path, sizeof(path), "%s/push.git", tmp);
+	snprintf(remote, sizeof(remote), "%s/remote.git", tmp);
+	assert_int_equal(gt_sh("git init -q --bare %s", remote), 0);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	snprintf(url, sizeof(url), "%s/up", tmp);
+	assert_int_equal(gitremote_fetch(r, url, "master", tip), ERR_OK);
+
+	/* unstable does not exist yet: skipped, the others pushed. */
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", master, NULL, "t"), ERR_OK);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/patches", first, NULL, "t"), ERR_OK);
+	assert_int_equal(gitremote_push(r, remote, refs, 3), ERR_OK);
+	assert_true(refs[0].ok);
+	assert_true(refs[1].skipped);
+	assert_true(refs[2].ok);
+	got = gt_out("git -C %s rev-parse stable patches", remote);
+	assert_non_null(got);
+	assert_non_null(strstr(got, master));
+	assert_non_null(strstr(got, first));
+	free(got);
+
+	/* stable rewinds (forced: fine), patches moves forward. */
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", first, NULL, "t"), ERR_OK);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/unstable", master, NULL, "t"),
+	    ERR_OK);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/patches", master, NULL, "t"),
+	    ERR_OK);
+	assert_int_equal(gitremote_push(r, remote, refs, 3), ERR_OK);
+	assert_true(refs[0].ok && refs[1].ok && refs[2].ok);
+	got = gt_out("git -C %s rev-parse stable unstable patches", remote);
+	assert_non_null(got);
+	assert_memory_equal(got, first, 40);
+	assert_memory_equal(got + 41, master, 40);
+	assert_memory_equal(got + 82, master, 40);
+	free(got);
+
+	/* patches rewinds: refused, and the forced refs still go. */
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/patches", first, NULL, "t"), ERR_OK);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", master, NULL, "t"), ERR_OK);
+	assert_int_equal(gitremote_push(r, remote, refs, 3), ERR_CONFLICT);
+	assert_true(refs[0].ok);
+	assert_true(refs[1].ok);
+	assert_false(refs[2].ok);
+	assert_true(refs[2].reason[0] != '\0');
+	got = gt_out("git -C %s rev-parse stable patches", remote);
+	assert_non_null(got);
+	assert_memory_equal(got, master, 40);
+	assert_memory_equal(got + 41, master, 40);
+	free(got);
+
+	/* No such remote. */
+	snprintf(url, sizeof(url), "%s/nowhere.git", tmp);
+	assert_int_not_equal(gitremote_push(r, url, refs, 3), ERR_OK);
+	gitrepo_free(r);
+	free(master);
+	free(first);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_open_creates_and_reopens),
+		cmocka_unit_test(test_open_refuses_foreign_folder),
+		cmocka_unit_test(test_fetch_and_refs),
+		cmocka_unit_test(test_push),
+	};
+
+	return cmocka_run_group_tests_name("gitrepo", tests, setup, teardown);
+}
