@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot/source.h"
 #include "util/log.h"
@@ -38,7 +39,17 @@ struct queue {
 	enum err err; /* the reader's error */
 	struct source *src;
 	struct mail_opts opts;
+	double reader_cpu; /* seconds of CPU the reading thread used */
 };
+
+static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void
 copy_raw(struct item *it, const struct source_mail *sm)
@@ -100,6 +111,7 @@ reader(void *arg)
 			pthread_cond_signal(&q->not_empty);
 		pthread_mutex_unlock(&q->mu);
 	}
+	q->reader_cpu = thread_cpu();
 	return NULL;
 }
 
@@ -286,6 +298,9 @@ import_path(struct ingest *in, struct store *st, const char *path,
 		fatal("import: cannot start the reading thread");
 	e = drain(&q, &w);
 	pthread_join(th, NULL);
+	log_info("import: %s: %zu mails; CPU: reading and parsing %.3f s, "
+		 "writing %.3f s",
+	    w.name, w.done, q.reader_cpu, thread_cpu());
 	if (e == ERR_OK)
 		e = q.err;
 	if (o->progress)
