@@ -299,7 +299,7 @@ import_path(struct ingest *in, struct store *st, const char *path,
 	e = drain(&q, &w);
 	pthread_join(th, NULL);
 	log_info("import: %s: %zu mails; CPU: reading and parsing %.3f s, "
-		 "writing %.3f s",
+	         "writing %.3f s",
 	    w.name, w.done, q.reader_cpu, thread_cpu());
 	if (e == ERR_OK)
 		e = q.err;
