@@ -47,10 +47,12 @@ addr_parse(struct arena *a, struct str v, struct addr *out)
 			name = str_make(name.p + 1, name.n - 2);
 		mail = str_make(v.p + lt + 1, (size_t)(gt - lt - 1));
 	} else {
-		long sp = str_find(v, ' ');
+		long sp = str_find(v, ' '), lp = str_find(v, '(');
 
 		if (sp >= 0)
 			mail = str_make(v.p, (size_t)sp);
+		if (lp >= 0 && v.p[v.n - 1] == ')')
+			name = str_make(v.p + lp + 1, v.n - (size_t)lp - 2);
 	}
 	mail = str_trim(mail);
 	if (str_find(mail, '@') <= 0)
