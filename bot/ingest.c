@@ -214,39 +214,41 @@ collect_trailers(struct ingest *in, const struct mail *m, int64_t msg_id,
 	return ERR_OK;
 }
 
-/* The nearest known ancestor that belongs to a series. */
+/* The nearest known ancestor that belongs to a series: *at is its
+ * index in m->refs, or -1 when there is none. */
 static enum err
-find_target(struct ingest *in, const struct mail *m, struct store_msg *t,
-    bool *found, bool *missing)
+find_target(
+    struct ingest *in, const struct mail *m, struct store_msg *t, long *at)
 {
 	size_t i;
 	enum err e;
 
-	*found = *missing = false;
+	*at = -1;
 	for (i = m->nrefs; i-- > 0;) {
 		e = store_msg_find(in->st, in->a, m->refs[i], t);
-		if (e == ERR_NOTFOUND) {
-			*missing = true;
+		if (e == ERR_NOTFOUND)
 			continue;
-		}
 		if (e != ERR_OK)
 			return e;
 		if (t->series_id) {
-			*found = true;
+			*at = (long)i;
 			return ERR_OK;
 		}
 	}
 	return ERR_OK;
 }
 
+/* Wait for the ancestors nearer than refs[from - 1] that have not
+ * arrived: when one does, the mail is placed again, nearer. */
 static enum err
-wait_for_refs(struct ingest *in, const struct mail *m, int64_t msg_id)
+wait_for_refs(
+    struct ingest *in, const struct mail *m, int64_t msg_id, size_t from)
 {
 	struct store_msg t;
 	size_t i;
 	enum err e;
 
-	for (i = 0; i < m->nrefs; i++) {
+	for (i = from; i < m->nrefs; i++) {
 		e = store_msg_find(in->st, in->a, m->refs[i], &t);
 		if (e == ERR_NOTFOUND)
 			e = store_msg_pending_add(in->st, m->refs[i], msg_id);
@@ -262,17 +264,30 @@ touch_series(struct ingest *in, int64_t series_id, const struct mail *m)
 	return store_series_activity(in->st, series_id, mail_time(in, m));
 }
 
+/*
+ * Place a reply by its nearest known ancestor that belongs to a series,
+ * and keep waiting for nearer ones that have not arrived (a review of
+ * 2/3 that came before 2/3 is about 2/3, not about the cover letter it
+ * also names).  again: it was placed before; what it said is taken back
+ * first.
+ */
 static enum err
-place_reply(struct ingest *in, const struct mail *m, int64_t msg_id)
+place_reply(struct ingest *in, const struct mail *m, int64_t msg_id, bool again)
 {
 	struct store_msg t;
-	bool found, missing;
+	long at;
 	enum err e;
 
-	if ((e = find_target(in, m, &t, &found, &missing)) != ERR_OK)
+	if ((e = find_target(in, m, &t, &at)) != ERR_OK)
 		return e;
-	if (!found)
-		return wait_for_refs(in, m, msg_id);
+	if (again && (e = store_msg_pending_clear(in->st, msg_id)) != ERR_OK)
+		return e;
+	if ((e = wait_for_refs(in, m, msg_id, (size_t)(at + 1))) != ERR_OK)
+		return e;
+	if (at < 0)
+		return ERR_OK;
+	if (again && (e = store_patch_trailer_drop(in->st, msg_id)) != ERR_OK)
+		return e;
 	if ((e = store_msg_attach(in->st, msg_id, t.series_id, t.patch_id)))
 		return e;
 	if (m->kind == MAIL_REPLY &&
@@ -302,6 +317,18 @@ fresh_slug(
 	}
 	*slug = s;
 	return ERR_OK;
+}
+
+/* Is o an older posting than s (a lower version, or the same one sent
+ * before)? */
+static bool
+series_older(const struct store_series *o, const struct store_series *s)
+{
+	if (o->version != s->version)
+		return o->version < s->version;
+	if (o->date != s->date)
+		return o->date < s->date;
+	return o->id < s->id;
 }
 
 static enum err
@@ -487,6 +514,39 @@ older_version(struct ingest *in, const struct store_series *s,
 	return e;
 }
 
+/*
+ * A complete newer version supersedes what is left unstaged of the older
+ * ones (patches it dropped, say).  An incomplete one does not: it may be
+ * a partial re-roll (b4's sense: "[PATCH v2 3/5]" replacing v1 3/5 only),
+ * whose other patches stay as they were; each patch it does carry
+ * supersedes its own predecessor (succeed()).
+ */
+static enum err
+supersede_older(struct ingest *in, const struct store_series *s)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int superseded;
+	enum err e;
+
+	if (s->received < s->expected)
+		return ERR_OK;
+	if ((e = store_series_of(in->st, s->contribution_id, &ids, &n)))
+		return e;
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		struct store_series o;
+
+		if (ids[i] == s->id ||
+		    (e = store_series_get(in->st, in->a, ids[i], &o)) != ERR_OK)
+			continue;
+		if (series_older(&o, s))
+			e = store_patch_supersede_series(
+			    in->st, o.id, &superseded);
+	}
+	free(ids);
+	return e;
+}
+
 /* Link a new series to its older versions, then every patch of it to its
  * predecessor. */
 static enum err
@@ -495,7 +555,6 @@ link_series(struct ingest *in, int64_t series_id, const struct mail *m)
 	struct store_series s;
 	int64_t contribution, *ids = NULL;
 	size_t n = 0, i;
-	int superseded;
 	enum err e;
 
 	if ((e = store_series_get(in->st, in->a, series_id, &s)) != ERR_OK)
@@ -506,21 +565,15 @@ link_series(struct ingest *in, int64_t series_id, const struct mail *m)
 		return ERR_OK;
 	if ((e = store_series_move(in->st, s.id, contribution)) != ERR_OK)
 		return e;
+	s.contribution_id = contribution;
 	in->stats.linked++;
-	/* The older versions' unstaged patches are superseded. */
-	if ((e = store_series_of(in->st, contribution, &ids, &n)) != ERR_OK)
+	if ((e = store_patch_of_series(in->st, s.id, &ids, &n)) != ERR_OK)
 		return e;
-	for (i = 0; i < n && e == ERR_OK; i++)
-		if (ids[i] != s.id)
-			e = store_patch_supersede_series(
-			    in->st, ids[i], &superseded);
-	free(ids);
-	ids = NULL;
-	if (e == ERR_OK)
-		e = store_patch_of_series(in->st, s.id, &ids, &n);
 	for (i = 0; i < n && e == ERR_OK; i++)
 		e = link_patch(in, ids[i]);
 	free(ids);
+	if (e == ERR_OK)
+		e = supersede_older(in, &s);
 	if (e == ERR_OK)
 		e = event(
 		    in, "linked", contribution, s.id, 0, s.first_id, NULL);
@@ -598,7 +651,8 @@ series_by_refs(struct ingest *in, const struct mail *m, int64_t project,
 
 static enum err
 patch_row(struct ingest *in, const struct mail *m, int64_t project,
-    int64_t series, int64_t msg_id, int number, struct store_patch *p)
+    int64_t series, int64_t msg_id, int number, const struct store_patch *old,
+    struct store_patch *p)
 {
 	const struct patch *pt = m->patch;
 	struct buf files = BUF_INIT;
@@ -622,8 +676,19 @@ patch_row(struct ingest *in, const struct mail *m, int64_t project,
 	p->files = arena_strdup(in->a, buf_cstr(&files));
 	buf_free(&files);
 	p->state = "new";
-	if (e == ERR_OK)
+	if (old) {
+		/* A copy sent again is the same patch: same slug, and a place
+		 * in the queue if the first copy had one. */
+		p->slug = old->slug;
+		p->predecessor_id = old->predecessor_id;
+		p->state = old->state;
+		p->queue = old->queue;
+		p->queue_pos = old->queue_pos;
+		p->queued_at = old->queued_at;
+		p->reason = old->reason;
+	} else if (e == ERR_OK) {
 		e = fresh_slug(in, project, p->title, &p->slug);
+	}
 	return e;
 }
 
@@ -662,13 +727,13 @@ replace_copy(struct ingest *in, int64_t old_id, int64_t new_id)
 	if (e == ERR_OK)
 		e = store_patch_trailer_move(in->st, old_id, new_id);
 	if (e == ERR_OK)
-		e = store_patch_delete(in->st, old_id);
+		e = store_patch_delete(in->st, old_id, new_id);
 	return e;
 }
 
 static enum err
 find_patch_series(struct ingest *in, const struct mail *m, int64_t project,
-    int version, int total, int64_t *series)
+    int version, int number, int total, int64_t *series)
 {
 	bool missing;
 	enum err e;
@@ -681,7 +746,7 @@ find_patch_series(struct ingest *in, const struct mail *m, int64_t project,
 	 * missing it is likely this patch's own cover letter, still on its
 	 * way: then only a series without a cover can be ours. */
 	e = store_series_window(in->st, project, m->from.email, version, total,
-	    mail_time(in, m), SERIES_WINDOW, missing, 0, series);
+	    number, mail_time(in, m), SERIES_WINDOW, missing, 0, series);
 	return e == ERR_NOTFOUND ? ERR_OK : e;
 }
 
@@ -692,7 +757,7 @@ place_patch(
 	int version = m->subj.version > 0 ? m->subj.version : 1;
 	int number = m->subj.number, total = m->subj.total;
 	int64_t series = 0, old = 0, patch_id;
-	struct store_patch p;
+	struct store_patch p, oldp;
 	struct store_series s;
 	bool created = false;
 	int received;
@@ -700,7 +765,8 @@ place_patch(
 
 	if (total <= 0 || number <= 0 || number > total)
 		number = total = 1;
-	if ((e = find_patch_series(in, m, project, version, total, &series)))
+	if ((e = find_patch_series(
+	         in, m, project, version, number, total, &series)))
 		return e;
 	if (series == 0) {
 		e = new_series(in, m, project, msg_id, total, false, &series);
@@ -709,9 +775,12 @@ place_patch(
 		created = true;
 	}
 	e = store_patch_by_number(in->st, series, number, &old);
+	if (e == ERR_OK)
+		e = store_patch_get(in->st, in->a, old, &oldp);
 	if (e != ERR_OK && e != ERR_NOTFOUND)
 		return e;
-	if ((e = patch_row(in, m, project, series, msg_id, number, &p)))
+	if ((e = patch_row(in, m, project, series, msg_id, number,
+	         old ? &oldp : NULL, &p)))
 		return e;
 	if ((e = store_patch_add(in->st, &p, &patch_id)) != ERR_OK)
 		return e;
@@ -733,12 +802,14 @@ place_patch(
 		if ((e = store_series_update(in->st, &s)) != ERR_OK)
 			return e;
 	}
-	if (m->nrefs && (e = wait_for_refs(in, m, msg_id)) != ERR_OK)
+	if (m->nrefs && (e = wait_for_refs(in, m, msg_id, 0)) != ERR_OK)
 		return e;
 	if (created)
 		e = link_series(in, series, m);
 	else
 		e = link_patch(in, patch_id);
+	if (e == ERR_OK && !created && received >= s.expected)
+		e = supersede_older(in, &s);
 	if (e == ERR_OK)
 		e = touch_series(in, series, m);
 	return e;
@@ -773,7 +844,7 @@ adopt_series(struct ingest *in, const struct mail *m, int64_t project,
 	if (e != ERR_OK || *series)
 		return e;
 	e = store_series_window(in->st, project, m->from.email, version, total,
-	    mail_time(in, m), SERIES_WINDOW, true, 0, series);
+	    0, mail_time(in, m), SERIES_WINDOW, true, 0, series);
 	return e == ERR_NOTFOUND ? ERR_OK : e;
 }
 
@@ -873,7 +944,7 @@ static enum err
 place_command_reply(struct ingest *in, const struct mail *m, int64_t msg_id)
 {
 	struct store_msg r;
-	enum err e = m->nrefs ? place_reply(in, m, msg_id) : ERR_OK;
+	enum err e = m->nrefs ? place_reply(in, m, msg_id, false) : ERR_OK;
 
 	if (e != ERR_OK || m->ncommands == 0 || in->conf == NULL)
 		return e;
@@ -896,7 +967,7 @@ place(struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
 		return place_command_reply(in, m, msg_id);
 	case MAIL_PULL:
 	case MAIL_BOT:
-		return m->nrefs ? place_reply(in, m, msg_id) : ERR_OK;
+		return m->nrefs ? place_reply(in, m, msg_id, false) : ERR_OK;
 	case MAIL_OTHER:
 		break;
 	}
@@ -958,7 +1029,7 @@ place_waiting(struct ingest *in, const char *msgid)
 	 * as the thread, bounded by LIMIT_REFERENCES per mail anyway. */
 	in->depth++;
 	for (i = 0; i < n && e == ERR_OK && in->depth < 256; i++) {
-		struct store_msg w;
+		struct store_msg w, now;
 		struct arena *a = arena_new();
 		struct mail m;
 		struct mail_opts o;
@@ -966,23 +1037,23 @@ place_waiting(struct ingest *in, const char *msgid)
 		size_t len;
 
 		e = store_msg_get(in->st, a, ids[i], &w);
-		if (e == ERR_OK && w.kind != MAIL_PATCH && w.series_id == 0)
-			e = store_msg_raw(in->st, a, ids[i], &raw, &len);
-		if (e == ERR_OK && w.kind != MAIL_PATCH && w.series_id == 0) {
+		/* Patches wait only so that their cover letter finds them. */
+		if (e != ERR_OK || w.kind == MAIL_PATCH ||
+		    w.kind == MAIL_COVER) {
+			arena_free(a);
+			continue;
+		}
+		e = store_msg_raw(in->st, a, ids[i], &raw, &len);
+		if (e == ERR_OK) {
 			ingest_mail_opts(in, &o);
 			mail_parse(a, raw, len, &o, &m);
-			e = place_reply(in, &m, ids[i]);
-			if (e == ERR_OK && w.series_id == 0) {
-				struct store_msg now;
-
-				if (store_msg_get(in->st, a, ids[i], &now) ==
-				        ERR_OK &&
-				    now.series_id) {
-					store_msg_pending_clear(in->st, ids[i]);
-					e = place_waiting(in, w.msgid);
-				}
-			}
+			e = place_reply(in, &m, ids[i], w.series_id != 0);
 		}
+		/* Newly placed: what waited for it can be placed too. */
+		if (e == ERR_OK && w.series_id == 0 &&
+		    store_msg_get(in->st, a, ids[i], &now) == ERR_OK &&
+		    now.series_id)
+			e = place_waiting(in, w.msgid);
 		arena_free(a);
 	}
 	in->depth--;

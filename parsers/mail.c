@@ -248,6 +248,7 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 {
 	struct str v;
 	bool fallback = false;
+	enum err e = ERR_OK;
 
 	memset(m, 0, sizeof(*m));
 	m->from.name = m->from.email = "";
@@ -285,15 +286,24 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 		m->flags |= MAIL_F_AUTO;
 	parse_body(a, raw, n, m);
 	m->kind = (m->flags & MAIL_F_OVERLIMIT) ? MAIL_OTHER : classify(m);
-	if (m->kind == MAIL_PATCH) {
-		trailer_parse(a, m->patch->message, TRAILER_BLOCK, &m->trailers,
-		    &m->ntrailers);
-	} else if (m->kind == MAIL_REPLY) {
-		trailer_parse(
+	if (m->kind == MAIL_PATCH)
+		e = trailer_parse(a, m->patch->message, TRAILER_BLOCK,
+		    &m->trailers, &m->ntrailers);
+	else if (m->kind == MAIL_REPLY)
+		e = trailer_parse(
 		    a, m->text, TRAILER_REPLY, &m->trailers, &m->ntrailers);
-		if (o->command_prefix)
-			command_parse(a, m->text, o->command_prefix,
-			    &m->commands, &m->ncommands);
+	if (e == ERR_LIMIT) {
+		/* Hundreds of trailers: none is trusted, the mail is marked. */
+		m->trailers = NULL;
+		m->ntrailers = 0;
+		m->flags |= MAIL_F_OVERLIMIT;
+		m->limit = "trailers";
+	}
+	if (m->kind == MAIL_REPLY && o->command_prefix &&
+	    command_parse(a, m->text, o->command_prefix, &m->commands,
+	        &m->ncommands) != ERR_OK) {
+		m->commands = NULL;
+		m->ncommands = 0;
 	}
 	return (m->flags & MAIL_F_OVERLIMIT) ? ERR_LIMIT : ERR_OK;
 }

@@ -88,6 +88,8 @@ static const char *const text[SQL_COUNT] = {
 	    " AND version = :version AND expected = :expected"
 	    " AND date BETWEEN :lo AND :hi AND project_id IS :project"
 	    " AND (:coverless = 0 OR cover_id IS NULL) AND id != :exclude"
+	    " AND NOT EXISTS (SELECT 1 FROM patch WHERE series_id = series.id"
+	    " AND number = :number)"
 	    " ORDER BY abs(date - :date), id LIMIT 1",
 	[SQL_SERIES_BY_CHANGE] =
 	    "SELECT id FROM series WHERE change_id = :change_id"
@@ -133,6 +135,8 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_PATCH_DELETE] = "DELETE FROM patch WHERE id = :id",
 	[SQL_TRAILER_DROP_OWN] = "DELETE FROM trailer WHERE patch_id = :id"
 	                         " AND own = 1",
+	[SQL_TRAILER_DROP_COLLECTED] = "DELETE FROM trailer WHERE message_id ="
+	                               " :message AND own = 0",
 	[SQL_PATCH_REPOINT_PRED] = "UPDATE patch SET predecessor_id = :to"
 	                           " WHERE predecessor_id = :from",
 	[SQL_PATCH_UPDATE] =
@@ -199,7 +203,7 @@ static const char *const text[SQL_COUNT] = {
 	    "SELECT t.name, t.value, m.msgid, t.verified, t.email, t.own"
 	    " FROM trailer t JOIN message m ON m.id = t.message_id"
 	    " WHERE t.patch_id = :patch OR (t.patch_id IS NULL AND"
-	    " t.series_id = :series) ORDER BY t.own DESC, t.id",
+	    " t.series_id = :series) ORDER BY t.own DESC, t.message_id, t.id",
 	[SQL_READ_EVENTS_OF] =
 	    "SELECT e.time, e.kind, e.actor, e.detail, m.msgid, p.slug"
 	    " FROM event e LEFT JOIN message m ON m.id = e.message_id"

@@ -92,14 +92,14 @@ store_patch_add(struct store *st, const struct store_patch *p, int64_t *id)
 }
 
 enum err
-store_patch_delete(struct store *st, int64_t id)
+store_patch_delete(struct store *st, int64_t id, int64_t replacement)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_REPOINT_PRED);
 	enum err e;
 
 	/* Nothing may point at the row when it goes (foreign keys). */
 	db_bind_int(s, ":from", id);
-	db_bind_null(s, ":to");
+	db_bind_id(s, ":to", replacement);
 	if ((e = db_exec(st, s, "patch predecessor repoint")) != ERR_OK)
 		return e;
 	s = db_stmt(st, SQL_TRAILER_DROP_OWN);
@@ -273,4 +273,13 @@ store_patch_by_slug(
 	db_bind_id(s, ":project", project_id);
 	db_bind_text(s, ":slug", slug);
 	return one_id(st, s, id, "patch by slug");
+}
+
+enum err
+store_patch_trailer_drop(struct store *st, int64_t message_id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_TRAILER_DROP_COLLECTED);
+
+	db_bind_int(s, ":message", message_id);
+	return db_exec(st, s, "trailer drop");
 }

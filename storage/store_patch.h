@@ -37,7 +37,8 @@ enum err store_patch_get(
     struct store *st, struct arena *a, int64_t id, struct store_patch *out);
 enum err store_patch_add(
     struct store *st, const struct store_patch *p, int64_t *id);
-enum err store_patch_delete(struct store *st, int64_t id);
+/* Delete a patch; what named it as predecessor names replacement. */
+enum err store_patch_delete(struct store *st, int64_t id, int64_t replacement);
 /* Update the mutable fields: slug, state, queue, reason, conflict,
  * predecessor, queued_at. */
 enum err store_patch_update(struct store *st, const struct store_patch *p);
@@ -78,6 +79,8 @@ enum err store_patch_trailer_add(
     struct store *st, const struct store_trailer *t);
 /* Copy the collected (not own) trailers of patch from to patch to. */
 enum err store_patch_trailer_carry(struct store *st, int64_t from, int64_t to);
+/* Forget the trailers a message gave (it is placed again). */
+enum err store_patch_trailer_drop(struct store *st, int64_t message_id);
 /* Move trailers of patch from to patch to. */
 enum err store_patch_trailer_move(struct store *st, int64_t from, int64_t to);
 

@@ -123,14 +123,15 @@ one_id(struct store *st, sqlite3_stmt *s, int64_t *id, const char *what)
 
 enum err
 store_series_window(struct store *st, int64_t project_id, const char *email,
-    int version, int expected, int64_t date, int64_t window, bool coverless,
-    int64_t exclude, int64_t *id)
+    int version, int expected, int number, int64_t date, int64_t window,
+    bool coverless, int64_t exclude, int64_t *id)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_SERIES_WINDOW);
 
 	db_bind_text(s, ":email", email);
 	db_bind_int(s, ":version", version);
 	db_bind_int(s, ":expected", expected);
+	db_bind_int(s, ":number", number);
 	db_bind_int(s, ":lo", date - window);
 	db_bind_int(s, ":hi", date + window);
 	db_bind_int(s, ":date", date);

@@ -37,11 +37,12 @@ enum err store_series_recount(struct store *st, int64_t id, int *received);
 
 /*
  * The series of this sender, version and total posted within window
- * seconds of date, nearest first; coverless: only series without a cover.
+ * seconds of date, nearest first, that has no patch number yet
+ * (0: any); coverless: only series without a cover.
  */
 enum err store_series_window(struct store *st, int64_t project_id,
-    const char *email, int version, int expected, int64_t date, int64_t window,
-    bool coverless, int64_t exclude, int64_t *id);
+    const char *email, int version, int expected, int number, int64_t date,
+    int64_t window, bool coverless, int64_t exclude, int64_t *id);
 /* The newest series with this change-id outside contribution exclude. */
 enum err store_series_by_change(struct store *st, int64_t project_id,
     const char *change_id, int64_t exclude, int64_t *id);
