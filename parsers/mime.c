@@ -231,27 +231,6 @@ max_type_lines(size_t len)
 	return c < LIMIT_MIME_PARTS ? c : LIMIT_MIME_PARTS;
 }
 
-/* The offset of the line that is one Content-Type line too many, or len. */
-static size_t
-guard_cut(const char *p, size_t len, size_t max)
-{
-	size_t off = 0, count = 0;
-
-	while (off < len) {
-		const char *nl;
-
-		if (len - off >= 12 &&
-		    ascii_strnicmp(p + off, "content-type", 12) == 0 &&
-		    ++count > max)
-			return off;
-		nl = memchr(p + off, '\n', len - off);
-		if (nl == NULL)
-			break;
-		off = (size_t)(nl - p) + 1;
-	}
-	return len;
-}
-
 /*
  * Move a cut back to the delimiter line that opened the part being cut,
  * over that part's header lines: libetpan drops a whole multipart whose
@@ -274,6 +253,135 @@ back_to_delimiter(const char *p, size_t cut)
 		at = start;
 	}
 	return cut;
+}
+
+/* What the guard's line scan learns about a body. */
+struct scan {
+	size_t cut; /* libetpan sees body[0..cut) */
+	struct str *bnd; /* boundaries declared by Content-Type lines */
+	size_t nbnd;
+};
+
+/* The field starting at p[off], its continuation lines included. */
+static struct str
+field_span(const char *p, size_t len, size_t off)
+{
+	size_t e = off;
+
+	for (;;) {
+		const char *nl = memchr(p + e, '\n', len - e);
+
+		if (nl == NULL)
+			return str_make(p + off, len - off);
+		e = (size_t)(nl - p) + 1;
+		if (e >= len || (p[e] != ' ' && p[e] != '\t') ||
+		    e - off > LIMIT_FIELD_SIZE)
+			return str_make(p + off, e - off);
+	}
+}
+
+/*
+ * One pass over the lines of the body: cut it at the Content-Type line
+ * that is one too many (see max_type_lines), and collect the boundaries
+ * the others declare.
+ */
+static void
+scan_body(
+    struct arena *a, const char *p, size_t len, struct str top, struct scan *sc)
+{
+	size_t max = max_type_lines(len), off = 0, count = 0;
+
+	sc->cut = len;
+	sc->bnd = arena_alloc(a, (max + 1) * sizeof(*sc->bnd));
+	sc->bnd[0] = top;
+	sc->nbnd = 1;
+	while (off < len) {
+		const char *nl;
+
+		if (len - off >= 12 &&
+		    ascii_strnicmp(p + off, "content-type", 12) == 0) {
+			struct str b;
+
+			if (++count > max) {
+				sc->cut = back_to_delimiter(p, off);
+				return;
+			}
+			b = charset_param(
+			    a, field_span(p, len, off), "boundary");
+			if (b.n > 0)
+				sc->bnd[sc->nbnd++] = b;
+		}
+		nl = memchr(p + off, '\n', len - off);
+		if (nl == NULL)
+			break;
+		off = (size_t)(nl - p) + 1;
+	}
+}
+
+/* Whether the line p[0..n) is "--b" and blanks, for a declared b. */
+static bool
+is_delimiter(const struct scan *sc, const char *p, size_t n)
+{
+	size_t i, k;
+
+	if (n < 3 || p[0] != '-' || p[1] != '-')
+		return false;
+	for (i = 0; i < sc->nbnd; i++) {
+		const struct str *b = &sc->bnd[i];
+
+		if (n < 2 + b->n || memcmp(p + 2, b->p, b->n) != 0)
+			continue;
+		for (k = 2 + b->n; k < n; k++)
+			if (p[k] != ' ' && p[k] != '\t' && p[k] != '\r' &&
+			    p[k] != '\n')
+				break;
+		if (k == n)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the line at p[at] holds nothing but blanks. */
+static bool
+blank_line(const char *p, size_t at, size_t end)
+{
+	while (at < end && (p[at] == ' ' || p[at] == '\t' || p[at] == '\r'))
+		at++;
+	return at < end && p[at] == '\n';
+}
+
+/*
+ * Copy body[0..cut) to q (or only count, with q NULL), with a header line
+ * of ours after every delimiter that a blank line follows.  After the
+ * first delimiter of a multipart libetpan skips blank lines, and with
+ * them the empty header of a part that has none: it then reads the
+ * part's first lines as its header, or an empty part and the delimiter
+ * after it as one part.
+ */
+static size_t
+copy_body(char *q, const char *p, const struct scan *sc)
+{
+	static const char fill[] = "X-Patchyard-No-Header: 1\r\n";
+	size_t off = 0, w = 0, fills = 0;
+
+	while (off < sc->cut) {
+		const char *nl = memchr(p + off, '\n', sc->cut - off);
+		size_t end = nl ? (size_t)(nl - p) + 1 : sc->cut;
+
+		if (q)
+			memcpy(q + w, p + off, end - off);
+		w += end - off;
+		if (nl && fills < LIMIT_MIME_PARTS &&
+		    blank_line(p, end, sc->cut) &&
+		    is_delimiter(sc, p + off, end - off)) {
+			if (q)
+				memcpy(q + w, fill, sizeof(fill) - 1);
+			w += sizeof(fill) - 1;
+			fills++;
+		}
+		off = end;
+	}
+	return w;
 }
 
 /* --- the libetpan tree ------------------------------------------------- */
@@ -305,26 +413,29 @@ keep_alternative(struct walk *w, size_t first, size_t second)
 	m->nparts = k;
 }
 
-/* Whether a closing delimiter "--b--" starts a line of p. */
-static bool
-has_close(const char *p, size_t n, const char *b)
+/* The offset of the first line of p that is a delimiter "--b" (with
+ * close, a closing one "--b--"), or -1. */
+static long
+delimiter_at(const char *p, size_t n, const char *b, size_t bn, bool close)
 {
-	size_t off = 0, bn = strlen(b);
+	size_t off = 0;
 
-	while (bn > 0 && off + bn + 4 <= n) {
+	while (bn > 0 && off + bn + 2 <= n) {
 		const char *q = memmem(p + off + 2, n - off - 2, b, bn);
 		size_t at;
 
 		if (q == NULL)
-			return false;
+			return -1;
 		at = (size_t)(q - p);
-		if (at + bn + 2 <= n && p[at - 1] == '-' && p[at - 2] == '-' &&
-		    (at == 2 || p[at - 3] == '\n') && p[at + bn] == '-' &&
-		    p[at + bn + 1] == '-')
-			return true;
+		if (p[at - 1] == '-' && p[at - 2] == '-' &&
+		    (at == 2 || p[at - 3] == '\n') &&
+		    (!close ||
+		        (at + bn + 2 <= n && p[at + bn] == '-' &&
+		            p[at + bn + 1] == '-')))
+			return (long)at - 2;
 		off = at - 1;
 	}
-	return false;
+	return -1;
 }
 
 static enum err
@@ -349,7 +460,7 @@ walk_multi(struct walk *w, struct mailmime *mm, const char *type, size_t depth)
 	 * part then runs to the end of this one instead.
 	 */
 	if ((b = mailmime_extract_boundary(mm->mm_content_type)) != NULL) {
-		open = !has_close(body, blen, b);
+		open = delimiter_at(body, blen, b, strlen(b), true) < 0;
 		free(b);
 	}
 	if (open)
@@ -449,45 +560,46 @@ as_text(struct walk *w, struct info *in, const char *body, size_t len)
  * turn the rest into body).
  */
 static enum err
-parse_multipart(struct walk *w, struct info *in, struct str ct,
+parse_multipart(struct walk *w, struct info *in, struct str ct, struct str b,
     const char *body, size_t len)
 {
 	static const char pre[] = "Content-Type: ", post[] = "\r\n\r\n";
-	size_t cut = guard_cut(body, len, max_type_lines(len)), hlen, idx = 0;
-
-	if (cut < len)
-		cut = back_to_delimiter(body, cut);
 	struct mailmime *mm = NULL;
-	char *buf, *q;
+	size_t hlen = sizeof(pre) - 1 + ct.n + sizeof(post) - 1, n, idx = 0;
+	struct scan sc;
+	char *buf;
+	long first;
 	enum err e = ERR_OK;
 
-	if (cut < len)
+	/* No delimiter at all: text; a closing one first: no parts.  (libetpan
+	 * makes a part of the latter.) */
+	first = delimiter_at(body, len, b.p, b.n, false);
+	if (first < 0)
+		return as_text(w, in, body, len);
+	if (first == delimiter_at(body, len, b.p, b.n, true)) {
+		w->m->flags |= MIME_F_BROKEN;
+		return ERR_OK;
+	}
+	scan_body(w->a, body, len, b, &sc);
+	if (sc.cut < len)
 		w->m->flags |= MIME_F_PARTS;
-	hlen = sizeof(pre) - 1 + ct.n + sizeof(post) - 1;
-	q = buf = arena_alloc(w->a, hlen + cut + 1);
-	memcpy(q, pre, sizeof(pre) - 1);
-	q += sizeof(pre) - 1;
-	memcpy(q, ct.p, ct.n);
-	q += ct.n;
-	memcpy(q, post, sizeof(post) - 1);
-	q += sizeof(post) - 1;
-	memcpy(q, body, cut);
-	q[cut] = '\0';
+	n = hlen + copy_body(NULL, body, &sc);
+	buf = arena_alloc(w->a, n + 1);
+	memcpy(buf, pre, sizeof(pre) - 1);
+	memcpy(buf + sizeof(pre) - 1, ct.p, ct.n);
+	memcpy(buf + sizeof(pre) - 1 + ct.n, post, sizeof(post) - 1);
+	copy_body(buf + hlen, body, &sc);
+	buf[n] = '\0';
 	w->base = buf;
-	if (mailmime_parse(buf, hlen + cut, &idx, &mm) != MAILIMF_NO_ERROR)
+	if (mailmime_parse(buf, n, &idx, &mm) != MAILIMF_NO_ERROR)
 		return as_text(w, in, body, len);
 	if (mm->mm_type == MAILMIME_MESSAGE &&
 	    mm->mm_data.mm_message.mm_msg_mime != NULL)
 		e = walk(w, mm->mm_data.mm_message.mm_msg_mime, 1, false, NULL);
 	mailmime_free(mm);
-	if (e != ERR_OK)
-		return e;
-	/* No structure found at all (no delimiter lines): read it as text.
-	 * A mail cut by a limit keeps what was within the limit. */
-	if (w->m->nparts == 0 &&
-	    (w->m->flags & (MIME_F_DEPTH | MIME_F_PARTS)) == 0)
-		return as_text(w, in, body, len);
-	return ERR_OK;
+	if (e == ERR_OK && w->m->nparts == 0)
+		w->m->flags |= MIME_F_BROKEN;
+	return e;
 }
 
 enum err
@@ -509,5 +621,5 @@ mime_parse(struct arena *a, const char *raw, size_t n, const struct hdr *h,
 	b = charset_param(a, ct, "boundary");
 	if (b.n == 0)
 		return as_text(&w, &in, raw + off, n - off);
-	return parse_multipart(&w, &in, ct, raw + off, n - off);
+	return parse_multipart(&w, &in, ct, b, raw + off, n - off);
 }
