@@ -46,6 +46,10 @@ struct walk {
 	size_t cap;
 	size_t decoded; /* bytes of data so far, against LIMIT_DECODED_SIZE */
 	const char *base; /* the buffer handed to libetpan */
+	size_t hlen; /* its header of ours; the copied body follows */
+	const char *body; /* the body it is a copy of */
+	size_t *fills; /* offsets in base of the lines copy_body added */
+	size_t nfills;
 };
 
 /* --- one part ---------------------------------------------------------- */
@@ -255,6 +259,10 @@ back_to_delimiter(const char *p, size_t cut)
 	return cut;
 }
 
+/* The header line copy_body adds (see there). */
+static const char fill[] = "X-Patchyard-No-Header: 1\r\n";
+#define FILL_LEN (sizeof(fill) - 1)
+
 /* What the guard's line scan learns about a body. */
 struct scan {
 	size_t cut; /* libetpan sees body[0..cut) */
@@ -359,10 +367,10 @@ blank_line(const char *p, size_t at, size_t end)
  * after it as one part.
  */
 static size_t
-copy_body(char *q, const char *p, const struct scan *sc)
+copy_body(char *q, const char *p, const struct scan *sc, size_t *fills,
+    size_t *nfills)
 {
-	static const char fill[] = "X-Patchyard-No-Header: 1\r\n";
-	size_t off = 0, w = 0, fills = 0;
+	size_t off = 0, w = 0, nf = 0;
 
 	while (off < sc->cut) {
 		const char *nl = memchr(p + off, '\n', sc->cut - off);
@@ -371,17 +379,42 @@ copy_body(char *q, const char *p, const struct scan *sc)
 		if (q)
 			memcpy(q + w, p + off, end - off);
 		w += end - off;
-		if (nl && fills < LIMIT_MIME_PARTS &&
+		if (nl && nf < LIMIT_MIME_PARTS &&
 		    blank_line(p, end, sc->cut) &&
 		    is_delimiter(sc, p + off, end - off)) {
-			if (q)
-				memcpy(q + w, fill, sizeof(fill) - 1);
-			w += sizeof(fill) - 1;
-			fills++;
+			if (q) {
+				memcpy(q + w, fill, FILL_LEN);
+				fills[nf] = w;
+			}
+			w += FILL_LEN;
+			nf++;
 		}
 		off = end;
 	}
+	*nfills = nf;
 	return w;
+}
+
+/*
+ * The byte of the mail's body that p, in the copy handed to libetpan, is
+ * a copy of: part data is taken from the mail itself, so that no line of
+ * ours ever shows in it (as it would where a line looks like a delimiter
+ * inside a part that libetpan does not split).
+ */
+static const char *
+orig(const struct walk *w, const char *p)
+{
+	size_t off = (size_t)(p - w->base), k = 0;
+
+	if (off < w->hlen)
+		return w->body;
+	off -= w->hlen;
+	while (k < w->nfills && w->fills[k] < off) {
+		if (off < w->fills[k] + FILL_LEN)
+			return w->body + w->fills[k] - k * FILL_LEN;
+		k++;
+	}
+	return w->body + off - k * FILL_LEN;
 }
 
 /* --- the libetpan tree ------------------------------------------------- */
@@ -502,6 +535,16 @@ after_blank_line(const char *base, const char *p)
 	return base[i] == '\n';
 }
 
+/* A leaf whose data is from..to in the copy, taken from the mail. */
+static enum err
+add_leaf_at(
+    struct walk *w, const struct info *in, const char *from, const char *to)
+{
+	const char *a = orig(w, from), *b = orig(w, to);
+
+	return add_leaf(w, in, a, (size_t)(b - a));
+}
+
 static enum err
 walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
     const char *end)
@@ -522,7 +565,7 @@ walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
 	if (depth > 1 && start < body && after_blank_line(w->base, start)) {
 		/* The part had no header: all of it is body. */
 		part_info(w->a, &h, digest, &in);
-		return add_leaf(w, &in, start, (size_t)(body + blen - start));
+		return add_leaf_at(w, &in, start, body + blen);
 	}
 	/* The part's own header, read by our rules: libetpan has already
 	 * decided where it ends. */
@@ -539,7 +582,7 @@ walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
 		w->m->flags |= MIME_F_BROKEN;
 		in.type = "text/plain";
 	}
-	return add_leaf(w, &in, body, blen);
+	return add_leaf_at(w, &in, body, body + blen);
 }
 
 /* The body as one text part, when its structure cannot be read. */
@@ -583,14 +626,17 @@ parse_multipart(struct walk *w, struct info *in, struct str ct, struct str b,
 	scan_body(w->a, body, len, b, &sc);
 	if (sc.cut < len)
 		w->m->flags |= MIME_F_PARTS;
-	n = hlen + copy_body(NULL, body, &sc);
+	w->fills = arena_alloc(w->a, LIMIT_MIME_PARTS * sizeof(*w->fills));
+	n = hlen + copy_body(NULL, body, &sc, w->fills, &w->nfills);
 	buf = arena_alloc(w->a, n + 1);
 	memcpy(buf, pre, sizeof(pre) - 1);
 	memcpy(buf + sizeof(pre) - 1, ct.p, ct.n);
 	memcpy(buf + sizeof(pre) - 1 + ct.n, post, sizeof(post) - 1);
-	copy_body(buf + hlen, body, &sc);
+	copy_body(buf + hlen, body, &sc, w->fills, &w->nfills);
 	buf[n] = '\0';
 	w->base = buf;
+	w->hlen = hlen;
+	w->body = body;
 	if (mailmime_parse(buf, n, &idx, &mm) != MAILIMF_NO_ERROR)
 		return as_text(w, in, body, len);
 	if (mm->mm_type == MAILMIME_MESSAGE &&
@@ -606,7 +652,7 @@ enum err
 mime_parse(struct arena *a, const char *raw, size_t n, const struct hdr *h,
     struct mime *out)
 {
-	struct walk w = { a, out, 0, 0, NULL };
+	struct walk w = { a, out, 0, 0, NULL, 0, NULL, NULL, 0 };
 	size_t off = h->body_off < n ? h->body_off : n;
 	struct info in;
 	struct str ct, b;
