@@ -7,12 +7,14 @@
  * then read by hdr_split() and charset.c, and its body decoded here, so
  * the same lenient rules apply at every level.
  *
- * libetpan recurses once per nesting level and scans the whole part at
- * each level, so a mail nested thousands deep would exhaust the stack or
- * take quadratic time.  A cheap line scan (prescan) first follows the
- * boundaries as libetpan will, and cuts the mail where it nests deeper
- * than LIMIT_MIME_DEPTH or holds more than LIMIT_MIME_PARTS parts:
- * libetpan only ever sees the part of the mail that is within limits.
+ * libetpan recurses once per nesting level and rescans the part at each
+ * level: a mail nested thousands deep exhausts the stack or takes
+ * quadratic time.  A cheap line scan in front of it bounds both by
+ * counting Content-Type lines, which bounds libetpan's depth however it
+ * reads the mail (see max_type_lines), and cuts the mail where the count
+ * goes over.  libetpan also has quirks with headerless parts and missing
+ * delimiters; the copy it is given and the walk over its tree correct
+ * them, and part data is always taken from the mail itself.
  */
 #include "parsers/mime.h"
 
@@ -48,7 +50,7 @@ struct walk {
 	const char *base; /* the buffer handed to libetpan */
 	size_t hlen; /* its header of ours; the copied body follows */
 	const char *body; /* the body it is a copy of */
-	size_t *fills; /* offsets in base of the lines copy_body added */
+	size_t *fills; /* where copy_body added lines, from base + hlen */
 	size_t nfills;
 };
 
