@@ -7,12 +7,14 @@
  * then read by hdr_split() and charset.c, and its body decoded here, so
  * the same lenient rules apply at every level.
  *
- * libetpan recurses once per nesting level and scans the whole part at
- * each level, so a mail nested thousands deep would exhaust the stack or
- * take quadratic time.  A cheap line scan (prescan) first follows the
- * boundaries as libetpan will, and cuts the mail where it nests deeper
- * than LIMIT_MIME_DEPTH or holds more than LIMIT_MIME_PARTS parts:
- * libetpan only ever sees the part of the mail that is within limits.
+ * libetpan recurses once per nesting level and rescans the part at each
+ * level: a mail nested thousands deep exhausts the stack or takes
+ * quadratic time.  A cheap line scan in front of it bounds both by
+ * counting Content-Type lines, which bounds libetpan's depth however it
+ * reads the mail (see max_type_lines), and cuts the mail where the count
+ * goes over.  libetpan also has quirks with headerless parts and missing
+ * delimiters; the copy it is given and the walk over its tree correct
+ * them, and part data is always taken from the mail itself.
  */
 #include "parsers/mime.h"
 
@@ -46,6 +48,10 @@ struct walk {
 	size_t cap;
 	size_t decoded; /* bytes of data so far, against LIMIT_DECODED_SIZE */
 	const char *base; /* the buffer handed to libetpan */
+	size_t hlen; /* its header of ours; the copied body follows */
+	const char *body; /* the body it is a copy of */
+	size_t *fills; /* where copy_body added lines, from base + hlen */
+	size_t nfills;
 };
 
 /* --- one part ---------------------------------------------------------- */
@@ -231,27 +237,6 @@ max_type_lines(size_t len)
 	return c < LIMIT_MIME_PARTS ? c : LIMIT_MIME_PARTS;
 }
 
-/* The offset of the line that is one Content-Type line too many, or len. */
-static size_t
-guard_cut(const char *p, size_t len, size_t max)
-{
-	size_t off = 0, count = 0;
-
-	while (off < len) {
-		const char *nl;
-
-		if (len - off >= 12 &&
-		    ascii_strnicmp(p + off, "content-type", 12) == 0 &&
-		    ++count > max)
-			return off;
-		nl = memchr(p + off, '\n', len - off);
-		if (nl == NULL)
-			break;
-		off = (size_t)(nl - p) + 1;
-	}
-	return len;
-}
-
 /*
  * Move a cut back to the delimiter line that opened the part being cut,
  * over that part's header lines: libetpan drops a whole multipart whose
@@ -274,6 +259,164 @@ back_to_delimiter(const char *p, size_t cut)
 		at = start;
 	}
 	return cut;
+}
+
+/* The header line copy_body adds (see there). */
+static const char fill[] = "X-Patchyard-No-Header: 1\r\n";
+#define FILL_LEN (sizeof(fill) - 1)
+
+/* What the guard's line scan learns about a body. */
+struct scan {
+	size_t cut; /* libetpan sees body[0..cut) */
+	struct str *bnd; /* boundaries declared by Content-Type lines */
+	size_t nbnd;
+};
+
+/* The field starting at p[off], its continuation lines included. */
+static struct str
+field_span(const char *p, size_t len, size_t off)
+{
+	size_t e = off;
+
+	for (;;) {
+		const char *nl = memchr(p + e, '\n', len - e);
+
+		if (nl == NULL)
+			return str_make(p + off, len - off);
+		e = (size_t)(nl - p) + 1;
+		if (e >= len || (p[e] != ' ' && p[e] != '\t') ||
+		    e - off > LIMIT_FIELD_SIZE)
+			return str_make(p + off, e - off);
+	}
+}
+
+/*
+ * One pass over the lines of the body: cut it at the Content-Type line
+ * that is one too many (see max_type_lines), and collect the boundaries
+ * the others declare.
+ */
+static void
+scan_body(
+    struct arena *a, const char *p, size_t len, struct str top, struct scan *sc)
+{
+	size_t max = max_type_lines(len), off = 0, count = 0;
+
+	sc->cut = len;
+	sc->bnd = arena_alloc(a, (max + 1) * sizeof(*sc->bnd));
+	sc->bnd[0] = top;
+	sc->nbnd = 1;
+	while (off < len) {
+		const char *nl;
+
+		if (len - off >= 12 &&
+		    ascii_strnicmp(p + off, "content-type", 12) == 0) {
+			struct str b;
+
+			if (++count > max) {
+				sc->cut = back_to_delimiter(p, off);
+				return;
+			}
+			b = charset_param(
+			    a, field_span(p, len, off), "boundary");
+			if (b.n > 0)
+				sc->bnd[sc->nbnd++] = b;
+		}
+		nl = memchr(p + off, '\n', len - off);
+		if (nl == NULL)
+			break;
+		off = (size_t)(nl - p) + 1;
+	}
+}
+
+/* Whether the line p[0..n) is "--b" and blanks, for a declared b. */
+static bool
+is_delimiter(const struct scan *sc, const char *p, size_t n)
+{
+	size_t i, k;
+
+	if (n < 3 || p[0] != '-' || p[1] != '-')
+		return false;
+	for (i = 0; i < sc->nbnd; i++) {
+		const struct str *b = &sc->bnd[i];
+
+		if (n < 2 + b->n || memcmp(p + 2, b->p, b->n) != 0)
+			continue;
+		for (k = 2 + b->n; k < n; k++)
+			if (p[k] != ' ' && p[k] != '\t' && p[k] != '\r' &&
+			    p[k] != '\n')
+				break;
+		if (k == n)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the line at p[at] holds nothing but blanks. */
+static bool
+blank_line(const char *p, size_t at, size_t end)
+{
+	while (at < end && (p[at] == ' ' || p[at] == '\t' || p[at] == '\r'))
+		at++;
+	return at < end && p[at] == '\n';
+}
+
+/*
+ * Copy body[0..cut) to q (or only count, with q NULL), with a header line
+ * of ours after every delimiter that a blank line follows.  After the
+ * first delimiter of a multipart libetpan skips blank lines, and with
+ * them the empty header of a part that has none: it then reads the
+ * part's first lines as its header, or an empty part and the delimiter
+ * after it as one part.
+ */
+static size_t
+copy_body(char *q, const char *p, const struct scan *sc, size_t *fills,
+    size_t *nfills)
+{
+	size_t off = 0, w = 0, nf = 0;
+
+	while (off < sc->cut) {
+		const char *nl = memchr(p + off, '\n', sc->cut - off);
+		size_t end = nl ? (size_t)(nl - p) + 1 : sc->cut;
+
+		if (q)
+			memcpy(q + w, p + off, end - off);
+		w += end - off;
+		if (nl && nf < LIMIT_MIME_PARTS &&
+		    blank_line(p, end, sc->cut) &&
+		    is_delimiter(sc, p + off, end - off)) {
+			if (q) {
+				memcpy(q + w, fill, FILL_LEN);
+				fills[nf] = w;
+			}
+			w += FILL_LEN;
+			nf++;
+		}
+		off = end;
+	}
+	*nfills = nf;
+	return w;
+}
+
+/*
+ * The byte of the mail's body that p, in the copy handed to libetpan, is
+ * a copy of: part data is taken from the mail itself, so that no line of
+ * ours ever shows in it (as it would where a line looks like a delimiter
+ * inside a part that libetpan does not split).
+ */
+static const char *
+orig(const struct walk *w, const char *p)
+{
+	size_t off = (size_t)(p - w->base), k = 0;
+
+	if (off < w->hlen)
+		return w->body;
+	off -= w->hlen;
+	while (k < w->nfills && w->fills[k] < off) {
+		if (off < w->fills[k] + FILL_LEN)
+			return w->body + w->fills[k] - k * FILL_LEN;
+		k++;
+	}
+	return w->body + off - k * FILL_LEN;
 }
 
 /* --- the libetpan tree ------------------------------------------------- */
@@ -305,26 +448,29 @@ keep_alternative(struct walk *w, size_t first, size_t second)
 	m->nparts = k;
 }
 
-/* Whether a closing delimiter "--b--" starts a line of p. */
-static bool
-has_close(const char *p, size_t n, const char *b)
+/* The offset of the first line of p that is a delimiter "--b" (with
+ * close, a closing one "--b--"), or -1. */
+static long
+delimiter_at(const char *p, size_t n, const char *b, size_t bn, bool close)
 {
-	size_t off = 0, bn = strlen(b);
+	size_t off = 0;
 
-	while (bn > 0 && off + bn + 4 <= n) {
+	while (bn > 0 && off + bn + 2 <= n) {
 		const char *q = memmem(p + off + 2, n - off - 2, b, bn);
 		size_t at;
 
 		if (q == NULL)
-			return false;
+			return -1;
 		at = (size_t)(q - p);
-		if (at + bn + 2 <= n && p[at - 1] == '-' && p[at - 2] == '-' &&
-		    (at == 2 || p[at - 3] == '\n') && p[at + bn] == '-' &&
-		    p[at + bn + 1] == '-')
-			return true;
+		if (p[at - 1] == '-' && p[at - 2] == '-' &&
+		    (at == 2 || p[at - 3] == '\n') &&
+		    (!close ||
+		        (at + bn + 2 <= n && p[at + bn] == '-' &&
+		            p[at + bn + 1] == '-')))
+			return (long)at - 2;
 		off = at - 1;
 	}
-	return false;
+	return -1;
 }
 
 static enum err
@@ -349,7 +495,7 @@ walk_multi(struct walk *w, struct mailmime *mm, const char *type, size_t depth)
 	 * part then runs to the end of this one instead.
 	 */
 	if ((b = mailmime_extract_boundary(mm->mm_content_type)) != NULL) {
-		open = !has_close(body, blen, b);
+		open = delimiter_at(body, blen, b, strlen(b), true) < 0;
 		free(b);
 	}
 	if (open)
@@ -391,6 +537,16 @@ after_blank_line(const char *base, const char *p)
 	return base[i] == '\n';
 }
 
+/* A leaf whose data is from..to in the copy, taken from the mail. */
+static enum err
+add_leaf_at(
+    struct walk *w, const struct info *in, const char *from, const char *to)
+{
+	const char *a = orig(w, from), *b = orig(w, to);
+
+	return add_leaf(w, in, a, (size_t)(b - a));
+}
+
 static enum err
 walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
     const char *end)
@@ -411,7 +567,7 @@ walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
 	if (depth > 1 && start < body && after_blank_line(w->base, start)) {
 		/* The part had no header: all of it is body. */
 		part_info(w->a, &h, digest, &in);
-		return add_leaf(w, &in, start, (size_t)(body + blen - start));
+		return add_leaf_at(w, &in, start, body + blen);
 	}
 	/* The part's own header, read by our rules: libetpan has already
 	 * decided where it ends. */
@@ -428,7 +584,7 @@ walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
 		w->m->flags |= MIME_F_BROKEN;
 		in.type = "text/plain";
 	}
-	return add_leaf(w, &in, body, blen);
+	return add_leaf_at(w, &in, body, body + blen);
 }
 
 /* The body as one text part, when its structure cannot be read. */
@@ -449,52 +605,56 @@ as_text(struct walk *w, struct info *in, const char *body, size_t len)
  * turn the rest into body).
  */
 static enum err
-parse_multipart(struct walk *w, struct info *in, struct str ct,
+parse_multipart(struct walk *w, struct info *in, struct str ct, struct str b,
     const char *body, size_t len)
 {
 	static const char pre[] = "Content-Type: ", post[] = "\r\n\r\n";
-	size_t cut = guard_cut(body, len, max_type_lines(len)), hlen, idx = 0;
-
-	if (cut < len)
-		cut = back_to_delimiter(body, cut);
 	struct mailmime *mm = NULL;
-	char *buf, *q;
+	size_t hlen = sizeof(pre) - 1 + ct.n + sizeof(post) - 1, n, idx = 0;
+	struct scan sc;
+	char *buf;
+	long first;
 	enum err e = ERR_OK;
 
-	if (cut < len)
+	/* No delimiter at all: text; a closing one first: no parts.  (libetpan
+	 * makes a part of the latter.) */
+	first = delimiter_at(body, len, b.p, b.n, false);
+	if (first < 0)
+		return as_text(w, in, body, len);
+	if (first == delimiter_at(body, len, b.p, b.n, true)) {
+		w->m->flags |= MIME_F_BROKEN;
+		return ERR_OK;
+	}
+	scan_body(w->a, body, len, b, &sc);
+	if (sc.cut < len)
 		w->m->flags |= MIME_F_PARTS;
-	hlen = sizeof(pre) - 1 + ct.n + sizeof(post) - 1;
-	q = buf = arena_alloc(w->a, hlen + cut + 1);
-	memcpy(q, pre, sizeof(pre) - 1);
-	q += sizeof(pre) - 1;
-	memcpy(q, ct.p, ct.n);
-	q += ct.n;
-	memcpy(q, post, sizeof(post) - 1);
-	q += sizeof(post) - 1;
-	memcpy(q, body, cut);
-	q[cut] = '\0';
+	w->fills = arena_alloc(w->a, LIMIT_MIME_PARTS * sizeof(*w->fills));
+	n = hlen + copy_body(NULL, body, &sc, w->fills, &w->nfills);
+	buf = arena_alloc(w->a, n + 1);
+	memcpy(buf, pre, sizeof(pre) - 1);
+	memcpy(buf + sizeof(pre) - 1, ct.p, ct.n);
+	memcpy(buf + sizeof(pre) - 1 + ct.n, post, sizeof(post) - 1);
+	copy_body(buf + hlen, body, &sc, w->fills, &w->nfills);
+	buf[n] = '\0';
 	w->base = buf;
-	if (mailmime_parse(buf, hlen + cut, &idx, &mm) != MAILIMF_NO_ERROR)
+	w->hlen = hlen;
+	w->body = body;
+	if (mailmime_parse(buf, n, &idx, &mm) != MAILIMF_NO_ERROR)
 		return as_text(w, in, body, len);
 	if (mm->mm_type == MAILMIME_MESSAGE &&
 	    mm->mm_data.mm_message.mm_msg_mime != NULL)
 		e = walk(w, mm->mm_data.mm_message.mm_msg_mime, 1, false, NULL);
 	mailmime_free(mm);
-	if (e != ERR_OK)
-		return e;
-	/* No structure found at all (no delimiter lines): read it as text.
-	 * A mail cut by a limit keeps what was within the limit. */
-	if (w->m->nparts == 0 &&
-	    (w->m->flags & (MIME_F_DEPTH | MIME_F_PARTS)) == 0)
-		return as_text(w, in, body, len);
-	return ERR_OK;
+	if (e == ERR_OK && w->m->nparts == 0)
+		w->m->flags |= MIME_F_BROKEN;
+	return e;
 }
 
 enum err
 mime_parse(struct arena *a, const char *raw, size_t n, const struct hdr *h,
     struct mime *out)
 {
-	struct walk w = { a, out, 0, 0, NULL };
+	struct walk w = { a, out, 0, 0, NULL, 0, NULL, NULL, 0 };
 	size_t off = h->body_off < n ? h->body_off : n;
 	struct info in;
 	struct str ct, b;
@@ -509,5 +669,5 @@ mime_parse(struct arena *a, const char *raw, size_t n, const struct hdr *h,
 	b = charset_param(a, ct, "boundary");
 	if (b.n == 0)
 		return as_text(&w, &in, raw + off, n - off);
-	return parse_multipart(&w, &in, ct, raw + off, n - off);
+	return parse_multipart(&w, &in, ct, b, raw + off, n - off);
 }

@@ -9,8 +9,11 @@
 
 #include <cmocka.h>
 
+#include "parsers/addr.h"
 #include "parsers/charset.h"
+#include "parsers/hdr.h"
 #include "parsers/limits.h"
+#include "tests/unit/testutil.h"
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/utf8.h"
@@ -292,6 +295,41 @@ test_2047_pathological(void **state)
 	buf_free(&b);
 }
 
+/* A real-shaped header block: Subject, From and To as ingest reads them. */
+static void
+test_header_fixture(void **state)
+{
+	size_t n = 0, k, i;
+	char *raw =
+	    tu_read_file("tests/fixtures/encoding/headers-2047.eml", &n);
+	char *want =
+	    tu_read_file("tests/fixtures/encoding/headers-2047.expected", NULL);
+	struct buf b = BUF_INIT;
+	struct hdr h;
+	struct str subj;
+	struct addr from, *to;
+
+	(void)state;
+	assert_non_null(raw);
+	assert_non_null(want);
+	assert_int_equal(hdr_split(A, raw, n, &h), ERR_OK);
+	assert_int_equal(
+	    charset_decode_header(A, hdr_value(A, &h, "Subject"), &subj, NULL),
+	    ERR_OK);
+	buf_addf(&b, "subject: %.*s\n", (int)subj.n, subj.p);
+	assert_int_equal(
+	    addr_parse(A, hdr_value(A, &h, "From"), &from), ERR_OK);
+	buf_addf(&b, "from: %s <%s>\n", from.name, from.email);
+	assert_int_equal(
+	    addr_parse_list(A, hdr_value(A, &h, "To"), &to, &k), ERR_OK);
+	for (i = 0; i < k; i++)
+		buf_addf(&b, "to: %s <%s>\n", to[i].name, to[i].email);
+	assert_string_equal(buf_cstr(&b), want);
+	buf_free(&b);
+	free(raw);
+	free(want);
+}
+
 static void
 param(const char *value, const char *name, const char *want)
 {
@@ -432,6 +470,7 @@ main(void)
 		cmocka_unit_test(test_2047_malformed),
 		cmocka_unit_test(test_2047_controls),
 		cmocka_unit_test(test_2047_pathological),
+		cmocka_unit_test(test_header_fixture),
 		cmocka_unit_test(test_param),
 		cmocka_unit_test(test_param_2231),
 		cmocka_unit_test(test_transfer),

@@ -158,7 +158,8 @@ static const char *const encoding_cases[] = { "plain-utf8", "latin1-8bit",
 static const char *const broken_cases[] = { "invalid-utf8", "nul-body",
 	"missing-close-boundary", "multipart-no-boundary", "no-delimiters",
 	"unknown-cte", "garbage-header-multipart", "headerless-parts",
-	"truncated-multipart", NULL };
+	"truncated-multipart", "empty-first-part", "empty-multipart",
+	"headerless-colon", NULL };
 
 static void
 test_encoding(void **state)
