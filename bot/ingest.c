@@ -265,21 +265,19 @@ touch_series(struct ingest *in, int64_t series_id, const struct mail *m)
 }
 
 /*
- * Place a reply by its nearest known ancestor that belongs to a series,
- * and keep waiting for nearer ones that have not arrived (a review of
- * 2/3 that came before 2/3 is about 2/3, not about the cover letter it
- * also names).  again: it was placed before; what it said is taken back
- * first.
+ * Place a reply by its nearest known ancestor that belongs to a series
+ * (t, at: what find_target() said), and keep waiting for nearer ones that
+ * have not arrived (a review of 2/3 that came before 2/3 is about 2/3,
+ * not about the cover letter it also names).  attached: the message row
+ * already names t.  again: it was placed before; what it said is taken
+ * back first.
  */
 static enum err
-place_reply(struct ingest *in, const struct mail *m, int64_t msg_id, bool again)
+place_reply_at(struct ingest *in, const struct mail *m, int64_t msg_id,
+    const struct store_msg *t, long at, bool attached, bool again)
 {
-	struct store_msg t;
-	long at;
 	enum err e;
 
-	if ((e = find_target(in, m, &t, &at)) != ERR_OK)
-		return e;
 	if (again && (e = store_msg_pending_clear(in->st, msg_id)) != ERR_OK)
 		return e;
 	if ((e = wait_for_refs(in, m, msg_id, (size_t)(at + 1))) != ERR_OK)
@@ -288,12 +286,25 @@ place_reply(struct ingest *in, const struct mail *m, int64_t msg_id, bool again)
 		return ERR_OK;
 	if (again && (e = store_patch_trailer_drop(in->st, msg_id)) != ERR_OK)
 		return e;
-	if ((e = store_msg_attach(in->st, msg_id, t.series_id, t.patch_id)))
+	if (!attached &&
+	    (e = store_msg_attach(in->st, msg_id, t->series_id, t->patch_id)))
 		return e;
 	if (m->kind == MAIL_REPLY &&
-	    (e = collect_trailers(in, m, msg_id, &t)) != ERR_OK)
+	    (e = collect_trailers(in, m, msg_id, t)) != ERR_OK)
 		return e;
-	return touch_series(in, t.series_id, m);
+	return touch_series(in, t->series_id, m);
+}
+
+static enum err
+place_reply(struct ingest *in, const struct mail *m, int64_t msg_id, bool again)
+{
+	struct store_msg t;
+	long at;
+	enum err e = find_target(in, m, &t, &at);
+
+	if (e != ERR_OK)
+		return e;
+	return place_reply_at(in, m, msg_id, &t, at, false, again);
 }
 
 /* ---- versions ---- */
@@ -920,11 +931,14 @@ count_kind(struct ingest *in, const struct mail *m)
 
 static enum err
 store_new(struct ingest *in, const char *raw, size_t n, const struct mail *m,
-    int64_t project, unsigned flags, enum mail_kind kind, int64_t *id)
+    int64_t project, unsigned flags, enum mail_kind kind, int64_t series,
+    int64_t patch, int64_t *id)
 {
 	struct store_msg r;
 
 	memset(&r, 0, sizeof(r));
+	r.series_id = series;
+	r.patch_id = patch;
 	r.project_id = project;
 	r.kind = kind;
 	r.flags = flags;
@@ -938,40 +952,64 @@ store_new(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	    in->st, &r, m->nrefs ? m->refs[m->nrefs - 1] : NULL, raw, n, id);
 }
 
-/* A reply is placed; its commands, if any, run once, when it arrives:
- * a command mail that answers nothing tracked is told so. */
+/* A reply's commands, if any, run once, when it arrives (t: where it was
+ * placed, NULL when nowhere): a command mail that answers nothing tracked
+ * is told so. */
 static enum err
-place_command_reply(struct ingest *in, const struct mail *m, int64_t msg_id)
+run_commands(struct ingest *in, const struct mail *m, int64_t msg_id,
+    const struct store_msg *t)
 {
-	struct store_msg r;
-	enum err e = m->nrefs ? place_reply(in, m, msg_id, false) : ERR_OK;
-
-	if (e != ERR_OK || m->ncommands == 0 || in->conf == NULL)
-		return e;
-	if ((e = store_msg_get(in->st, in->a, msg_id, &r)) != ERR_OK)
-		return e;
+	if (m->ncommands == 0 || in->conf == NULL)
+		return ERR_OK;
 	if (in->wf == NULL)
 		in->wf = workflow_new(in->st, in->conf);
-	return workflow_mail(in->wf, m, msg_id, r.series_id, r.patch_id);
+	return workflow_mail(
+	    in->wf, m, msg_id, t ? t->series_id : 0, t ? t->patch_id : 0);
 }
 
 static enum err
 place(struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
 {
-	switch (m->kind) {
-	case MAIL_PATCH:
+	if (m->kind == MAIL_PATCH)
 		return place_patch(in, m, project, msg_id);
-	case MAIL_COVER:
+	if (m->kind == MAIL_COVER)
 		return place_cover(in, m, project, msg_id);
-	case MAIL_REPLY:
-		return place_command_reply(in, m, msg_id);
-	case MAIL_PULL:
-	case MAIL_BOT:
-		return m->nrefs ? place_reply(in, m, msg_id, false) : ERR_OK;
-	case MAIL_OTHER:
-		break;
-	}
 	return ERR_OK;
+}
+
+/*
+ * Store a new mail and place it.  A reply's place is looked up first and
+ * written with the row: most mail is replies, and that saves an update
+ * for each.
+ */
+static enum err
+store_and_place(struct ingest *in, const char *raw, size_t n,
+    const struct mail *m, int64_t project)
+{
+	struct store_msg t;
+	long at = -1;
+	int64_t id;
+	bool reply = m->kind == MAIL_REPLY || m->kind == MAIL_PULL ||
+	    m->kind == MAIL_BOT;
+	enum err e = ERR_OK;
+
+	memset(&t, 0, sizeof(t));
+	if (reply && m->nrefs)
+		e = find_target(in, m, &t, &at);
+	if (e == ERR_OK)
+		e = store_new(in, raw, n, m, project, m->flags, m->kind,
+		    at >= 0 ? t.series_id : 0, at >= 0 ? t.patch_id : 0, &id);
+	if (e != ERR_OK)
+		return e;
+	if (reply && m->nrefs)
+		e = place_reply_at(in, m, id, &t, at, true, false);
+	else if (!reply)
+		e = place(in, m, project, id);
+	if (e == ERR_OK && m->kind == MAIL_REPLY)
+		e = run_commands(in, m, id, at >= 0 ? &t : NULL);
+	if (e == ERR_OK)
+		e = place_waiting(in, m->msgid);
+	return e;
 }
 
 enum err
@@ -1001,18 +1039,14 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 		in->stats.dupids++;
 		*res = INGEST_DUPID;
 		return store_new(in, raw, n, m, project_id,
-		    m->flags | MAIL_F_DUPID, MAIL_OTHER, &id);
+		    m->flags | MAIL_F_DUPID, MAIL_OTHER, 0, 0, &id);
 	}
 	if (e != ERR_NOTFOUND)
 		return e;
 	*res = INGEST_STORED;
 	in->stats.stored++;
 	count_kind(in, m);
-	if ((e = store_new(in, raw, n, m, project_id, m->flags, m->kind, &id)))
-		return e;
-	if ((e = place(in, m, project_id, id)) != ERR_OK)
-		return e;
-	return place_waiting(in, m->msgid);
+	return store_and_place(in, raw, n, m, project_id);
 }
 
 /* Messages that waited for msgid: parse them again and place them. */

@@ -40,15 +40,18 @@ static const char *const text[SQL_COUNT] = {
 	                " VALUES(:source, :pos)"
 	                " ON CONFLICT(source) DO UPDATE SET pos = :pos",
 
-	[SQL_MSG_FIND] = "SELECT " MSG_COLS " FROM message"
+	[SQL_MSG_FIND] = "SELECT id, coalesce(project_id, 0),"
+	                 " coalesce(series_id, 0), coalesce(patch_id, 0), kind,"
+	                 " flags, hash, date FROM message"
 	                 " WHERE msgid = :msgid AND (flags & 2) = 0"
 	                 " ORDER BY id LIMIT 1",
 	[SQL_MSG_GET] = "SELECT " MSG_COLS " FROM message WHERE id = :id",
 	[SQL_MSG_ADD] =
 	    "INSERT INTO message(msgid, project_id, kind, flags, hash, date,"
-	    " from_name, from_email, subject, parent_msgid, size)"
-	    " VALUES(:msgid, :project, :kind, :flags, :hash, :date,"
-	    " :from_name, :from_email, :subject, :parent, :size)",
+	    " from_name, from_email, subject, parent_msgid, size, series_id,"
+	    " patch_id) VALUES(:msgid, :project, :kind, :flags, :hash, :date,"
+	    " :from_name, :from_email, :subject, :parent, :size, :series,"
+	    " :patch)",
 	[SQL_RAW_ADD] =
 	    "INSERT INTO raw(message_id, bytes) VALUES(:id, :bytes)",
 	[SQL_RAW_GET] = "SELECT bytes FROM raw WHERE message_id = :id",

@@ -44,6 +44,8 @@ read_row(struct arena *a, sqlite3_stmt *s, struct store_msg *m)
 	if (h && sqlite3_column_bytes(s, 6) == (int)sizeof(m->hash))
 		memcpy(m->hash, h, sizeof(m->hash));
 	m->date = db_col_int(s, 7);
+	if (sqlite3_column_count(s) <= 8)
+		return; /* a lookup: no strings */
 	m->msgid = col_arena(a, s, 8);
 	m->from_name = col_arena(a, s, 9);
 	m->from_email = col_arena(a, s, 10);
@@ -100,6 +102,8 @@ store_msg_add(struct store *st, const struct store_msg *m,
 	db_bind_text(s, ":subject", m->subject ? m->subject : "");
 	db_bind_text(s, ":parent", parent_msgid);
 	db_bind_int(s, ":size", (int64_t)n);
+	db_bind_id(s, ":series", m->series_id);
+	db_bind_id(s, ":patch", m->patch_id);
 	if ((e = db_exec(st, s, "message add")) != ERR_OK)
 		return e;
 	*id = sqlite3_last_insert_rowid(st->db);

@@ -25,12 +25,14 @@ struct store_msg {
 	const char *subject;
 };
 
-/* The first stored (unflagged) message with this Message-ID. */
+/* The first stored (unflagged) message with this Message-ID: a lookup,
+ * its strings (msgid, from, subject) are not read. */
 enum err store_msg_find(struct store *st, struct arena *a, const char *msgid,
     struct store_msg *out);
 enum err store_msg_get(
     struct store *st, struct arena *a, int64_t id, struct store_msg *out);
-/* Insert m (id, series and patch ignored) with its raw bytes. */
+/* Insert m (its id ignored; series and patch 0 when not known yet) with
+ * its raw bytes. */
 enum err store_msg_add(struct store *st, const struct store_msg *m,
     const char *parent_msgid, const char *raw, size_t n, int64_t *id);
 enum err store_msg_delivered(struct store *st, int64_t id);

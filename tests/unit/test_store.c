@@ -102,7 +102,10 @@ test_message_round_trip(void **state)
 	assert_int_equal(got.id, id);
 	assert_int_equal(got.kind, MAIL_REPLY);
 	assert_int_equal(got.hash[0], 7);
+	assert_null(got.from_email); /* a lookup reads no strings */
+	assert_int_equal(store_msg_get(st, a, id, &got), ERR_OK);
 	assert_string_equal(got.from_email, "n@example.org");
+	assert_string_equal(got.msgid, "a@b");
 	assert_int_equal(store_msg_raw(st, a, id, &raw, &n), ERR_OK);
 	assert_int_equal(n, 9);
 	assert_memory_equal(raw, "raw\0bytes", 9);
