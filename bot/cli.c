@@ -223,10 +223,8 @@ cmd_import(struct cli *c)
 			rc = 1;
 		}
 	}
-	log_info("import: %.3f s before the checkpoint", time_mono() - t0);
 	if (store_bulk(c->st, false) != ERR_OK)
 		rc = 1;
-	log_info("import: %.3f s after the checkpoint", time_mono() - t0);
 	if (log_get_level() >= LOG_WARN || o.progress)
 		print_stats(ingest_stats(in), time_mono() - t0);
 	ingest_free(in);
