@@ -69,12 +69,13 @@ make_hash(struct mail *m, const char *raw, size_t n, bool have_hdr)
 static void
 synth_msgid(struct arena *a, struct mail *m)
 {
+	static const char domain[] = "@msgid.patchyard.invalid";
 	char hex[41], *id;
 
 	patchid_hex(m->hash, hex);
-	id = arena_alloc(a, 64);
+	id = arena_alloc(a, 40 + sizeof(domain));
 	memcpy(id, hex, 40);
-	memcpy(id + 40, "@msgid.patchyard.invalid", 25);
+	memcpy(id + 40, domain, sizeof(domain));
 	m->msgid = id;
 	m->flags |= MAIL_F_NOMSGID;
 }
