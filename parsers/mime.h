@@ -29,7 +29,17 @@ struct mime_part {
 	const char *filename; /* decoded (RFC 2047/2231), or NULL */
 	bool attachment; /* Content-Disposition: attachment */
 	bool text; /* text/plain, text/x-patch, text/x-diff, other text types */
-	struct str data; /* text: UTF-8, LF only; else the decoded bytes */
+	/* text: UTF-8, LF only, format=flowed (RFC 3676) undone as git
+	 * mailinfo undoes it; else the decoded bytes */
+	struct str data;
+	/*
+	 * text: the same lines before the charset conversion (transfer
+	 * decoded, flowed undone, LF only).  A patch is read from these
+	 * bytes, as git am reads it: a latin1 file's patch must keep its
+	 * latin1 bytes to apply and to keep its patch-id.  May be the same
+	 * view as data (valid UTF-8 already); STR_NULL means "as data".
+	 */
+	struct str raw;
 };
 
 struct mime {

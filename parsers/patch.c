@@ -262,42 +262,121 @@ commit_msg_line(struct mi *mi, struct mline l)
 	return false;
 }
 
-/* The text parts of the body, joined, each ending in a LF. */
-static struct str
-body_text(struct arena *a, const struct mime *m)
+/*
+ * The parts mailinfo would read a patch from: text parts but HTML, and
+ * patch attachments sent as application/x-patch or with a .patch or .diff
+ * name.  (mailinfo reads every part; signatures and HTML are not ours.)
+ */
+static bool
+part_used(const struct mime_part *pt)
 {
-	size_t i, total = 0, n = 0, used = 0;
-	const struct mime_part *only = NULL;
-	char *out;
+	size_t n;
 
-	for (i = 0; m && i < m->nparts; i++) {
-		const struct mime_part *pt = &m->parts[i];
+	if (pt->data.n == 0)
+		return false;
+	if (pt->text)
+		return pt->type == NULL || strcmp(pt->type, "text/html") != 0;
+	if (pt->type &&
+	    (strcmp(pt->type, "application/x-patch") == 0 ||
+	        strcmp(pt->type, "application/x-diff") == 0))
+		return true;
+	n = pt->filename ? strlen(pt->filename) : 0;
+	return n > 6 &&
+	    (ascii_stricmp(pt->filename + n - 6, ".patch") == 0 ||
+	        ascii_stricmp(pt->filename + n - 5, ".diff") == 0);
+}
 
-		if (!pt->text || pt->data.n == 0 ||
-		    (pt->type && strcmp(pt->type, "text/html") == 0))
-			continue;
-		total += pt->data.n + 1;
-		only = pt;
-		n++;
+/* Copy p[0..n) to out, dropping the CR of every CRLF. */
+static size_t
+copy_lf(char *out, const char *p, size_t n)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++)
+		if (!(p[i] == '\r' && i + 1 < n && p[i + 1] == '\n'))
+			out[j++] = p[i];
+	return j;
+}
+
+/*
+ * The body as mailinfo reads it, twice: in UTF-8 (text), and in the
+ * bytes the sender's charset gave (raw), line for line the same.  A mail
+ * of one part is its text.  In a multipart mail mailinfo also reads the
+ * line break before each boundary, and one more at the closing boundary:
+ * every part is followed by a LF, and the body by another.
+ */
+static void
+body_text(
+    struct arena *a, const struct mime *m, struct str *text, struct str *raw)
+{
+	size_t i, total = 0, t = 0, r = 0;
+	char *tp, *rp;
+
+	*text = *raw = STR_NULL;
+	for (i = 0; m && i < m->nparts; i++)
+		if (part_used(&m->parts[i]))
+			total += m->parts[i].data.n + m->parts[i].raw.n + 2;
+	if (total == 0)
+		return;
+	if (m->nparts == 1 && m->parts[0].text) {
+		*text = m->parts[0].data;
+		*raw = m->parts[0].raw.p ? m->parts[0].raw : *text;
+		return;
 	}
-	if (n == 0)
-		return STR_NULL;
-	if (n == 1)
-		return only->data;
-	out = arena_alloc(a, total + 1);
+	tp = arena_alloc(a, total + 2);
+	rp = arena_alloc(a, total + 2);
 	for (i = 0; i < m->nparts; i++) {
 		const struct mime_part *pt = &m->parts[i];
+		struct str d = pt->data, w = pt->raw.p ? pt->raw : pt->data;
 
-		if (!pt->text || pt->data.n == 0 ||
-		    (pt->type && strcmp(pt->type, "text/html") == 0))
+		if (!part_used(pt))
 			continue;
-		memcpy(out + used, pt->data.p, pt->data.n);
-		used += pt->data.n;
-		if (out[used - 1] != '\n')
-			out[used++] = '\n';
+		t += copy_lf(tp + t, d.p, d.n);
+		r += copy_lf(rp + r, w.p, w.n);
+		tp[t++] = '\n';
+		rp[r++] = '\n';
 	}
-	out[used] = '\0';
-	return str_make(out, used);
+	tp[t++] = '\n';
+	rp[r++] = '\n';
+	*text = str_make(tp, t);
+	*raw = str_make(rp, r);
+}
+
+/* Offset of the start of line number k (0-based) in s, or -1. */
+static long
+line_offset(struct str s, size_t k)
+{
+	const char *p = s.p, *end = s.p + s.n;
+
+	while (k > 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (nl == NULL)
+			return -1;
+		p = nl + 1;
+		k--;
+	}
+	return (long)(p - s.p);
+}
+
+/* The patch in the raw bytes, from the line where text's patch starts. */
+static struct str
+raw_patch(struct str text, struct str raw, size_t off)
+{
+	const char *p = text.p, *end = text.p + off;
+	size_t lines = 0;
+	long r;
+
+	if (raw.p == text.p)
+		return str_make(text.p + off, text.n - off);
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		lines++;
+		p++;
+	}
+	r = line_offset(raw, lines);
+	if (r < 0)
+		return str_make(text.p + off, text.n - off);
+	return str_make(raw.p + r, raw.n - (size_t)r);
 }
 
 /*
@@ -614,12 +693,13 @@ enum err
 patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
 {
 	struct mi mi;
-	struct str text = body_text(a, in->body);
+	struct str text, raw;
 	struct patch *p;
 	size_t off;
 	enum err e;
 
 	*out = NULL;
+	body_text(a, in->body, &text, &raw);
 	memset(&mi, 0, sizeof(mi));
 	mi.a = a;
 	mi.header_stage = true;
@@ -631,7 +711,7 @@ patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
 	if (e != ERR_OK)
 		goto out;
 	p = arena_zalloc(a, sizeof(*p));
-	p->diff = str_make(text.p + off, text.n - off);
+	p->diff = raw_patch(text, raw, off);
 	patchid_stable(p->diff.p, p->diff.n, p->patch_id);
 	e = diff_parse(a, p->diff.p, p->diff.n, &p->parsed);
 	if (e == ERR_LIMIT)
@@ -674,11 +754,12 @@ find_sha(struct arena *a, struct str s)
 enum err
 patch_parse_pull(struct arena *a, const struct mime *body, struct pull **out)
 {
-	struct str text = body_text(a, body), rest, line;
+	struct str text, raw, rest, line;
 	struct pull *pl = arena_zalloc(a, sizeof(*pl));
 	bool want_url = false;
 
 	*out = NULL;
+	body_text(a, body, &text, &raw);
 	rest = text;
 	while (str_nextline(&rest, &line)) {
 		struct str t = str_trim(line);
