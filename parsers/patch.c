@@ -604,33 +604,63 @@ stripspace(struct arena *a, const struct buf *b)
 	return str_make(out, j);
 }
 
+/* A line of a diffstat: " path | 3 ++-", " path | Bin", a summary line. */
+static bool
+stat_line(struct str l)
+{
+	static const char *const summary[] = { " create mode ", " delete mode ",
+		" rename ", " copy ", " mode change ", " rewrite ", NULL };
+	size_t i;
+
+	if (l.n < 2 || l.p[0] != ' ')
+		return false;
+	if (str_findstr(l, " | ", 3) > 0)
+		return true;
+	for (i = 0; summary[i]; i++)
+		if (str_startswith(l, summary[i]))
+			return true;
+	return false;
+}
+
+static bool
+stat_summary(struct str l)
+{
+	return l.n > 1 && l.p[0] == ' ' &&
+	    (str_findstr(l, " file changed", 13) > 0 ||
+	        str_findstr(l, " files changed", 14) > 0);
+}
+
 /*
- * The diffstat the sender put after the "---" line: the lines up to the
- * first empty line, when one of them is git's " N files changed" line.
+ * The diffstat the sender put between the "---" line and the diff: the
+ * run of stat lines around git's " N files changed" line (notes such as
+ * "v2: ..." may stand before it).
  */
 static struct str
 sender_diffstat(struct str diff)
 {
-	const char *p = diff.p, *end = diff.p + diff.n, *start, *nl;
+	struct str rest = diff, l;
+	const char *start = NULL, *end = NULL;
 	bool summary = false;
 
-	nl = memchr(p, '\n', (size_t)(end - p));
-	if (nl == NULL || !(p[0] == '-' && p[1] == '-' && p[2] == '-'))
+	if (!str_nextline(&rest, &l) || !str_startswith(l, "---"))
 		return STR_NULL;
-	start = p = nl + 1;
-	while (p < end && *p != '\n') {
-		struct str l;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		l = str_make(p, nl ? (size_t)(nl - p) : (size_t)(end - p));
+	while (str_nextline(&rest, &l)) {
 		if (str_startswith(l, "diff ") || str_startswith(l, "Index: "))
 			break;
-		if (str_findstr(l, " file changed", 13) >= 0 ||
-		    str_findstr(l, " files changed", 14) >= 0)
-			summary = true;
-		p = nl ? nl + 1 : end;
+		if (stat_line(l) || (!summary && stat_summary(l))) {
+			if (start == NULL)
+				start = l.p;
+			summary = summary || stat_summary(l);
+			end = rest.p;
+			continue;
+		}
+		if (summary)
+			break;
+		start = NULL;
 	}
-	return summary ? str_make(start, (size_t)(p - start)) : STR_NULL;
+	if (!summary || start == NULL)
+		return STR_NULL;
+	return str_make(start, (size_t)(end - start));
 }
 
 static int

@@ -248,6 +248,24 @@ test_details(void **state)
 	assert_string_equal(p->files[8], "old.txt");
 	assert_true(str_eqs(p->date, "Thu, 3 Dec 2026 07:12:29 +0000"));
 	free(text);
+	/* Notes between "---" and the stat are not part of it. */
+	{
+		struct mime_part pt;
+		struct mime mm = { &pt, 1, 0 };
+		struct patch_in in = m.in;
+
+		one_part(&pt, "text/plain",
+		    "Msg.\n---\nv2: shorter\n\n x | 1 +\n"
+		    " 1 file changed, 1 insertion(+)\n create mode 100644 x\n\n"
+		    "diff --git a/x b/x\nnew file mode 100644\nindex "
+		    "0000000..1\n"
+		    "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\n");
+		in.body = &mm;
+		assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+		assert_true(str_eqs(p->diffstat,
+		    " x | 1 +\n 1 file changed, 1 insertion(+)\n"
+		    " create mode 100644 x\n"));
+	}
 	/* No sender diffstat in a quilt patch without one. */
 	text = load_mail(a, "patch-line.eml", &m);
 	assert_int_equal(patch_parse(a, &m.in, &p), ERR_OK);
