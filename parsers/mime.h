@@ -28,7 +28,7 @@ struct mime_part {
 	const char *charset; /* lower case as declared, or NULL */
 	const char *filename; /* decoded (RFC 2047/2231), or NULL */
 	bool attachment; /* Content-Disposition: attachment */
-	bool text; /* text/plain, text/x-patch, text/x-diff, other text types */
+	bool text; /* text/plain, text/x-patch, text/x-diff, any text/ type */
 	/* text: UTF-8, LF only, format=flowed (RFC 3676) undone as git
 	 * mailinfo undoes it; else the decoded bytes */
 	struct str data;
