@@ -705,9 +705,9 @@ fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
 
 	p->subject = clean_subject(
 	    a, mi->s_hdr[HDR_SUBJECT].p ? mi->s_hdr[HDR_SUBJECT] : in->subject);
-	if (mi->s_hdr[HDR_FROM].p != NULL) {
-		char *f = arena_strndup(
-		    a, mi->s_hdr[HDR_FROM].p, mi->s_hdr[HDR_FROM].n);
+	v = mi->s_hdr[HDR_FROM].p ? mi->s_hdr[HDR_FROM] : in->from_value;
+	if (v.p != NULL) {
+		char *f = arena_strndup(a, v.p, v.n);
 
 		parse_from(
 		    a, str_make(f, cleanup_space(f, strlen(f))), &p->author);

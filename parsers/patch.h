@@ -21,6 +21,10 @@
 struct patch_in {
 	const struct mime *body; /* the decoded parts */
 	struct addr from; /* the mail's From: */
+	/* The mail's From: value, unfolded and RFC 2047 decoded.  When set,
+	 * the author is read from it as git mailinfo reads it (the address
+	 * as written, domain case kept), and from is not used. */
+	struct str from_value;
 	struct str subject; /* the mail's decoded, unfolded Subject: */
 	struct str date; /* the mail's Date: value (unfolded) */
 };

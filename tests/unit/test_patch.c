@@ -101,6 +101,7 @@ load_mail(struct arena *a, const char *name, struct simple_mail *m)
 	m->mime.nparts = 1;
 	m->in.body = &m->mime;
 	m->in.from = simple_addr(a, header_value(a, head, "From"));
+	m->in.from_value = header_value(a, head, "From");
 	m->in.subject = header_value(a, head, "Subject");
 	m->in.date = header_value(a, head, "Date");
 	return text;
@@ -265,6 +266,21 @@ test_details(void **state)
 		assert_true(str_eqs(p->diffstat,
 		    " x | 1 +\n 1 file changed, 1 insertion(+)\n"
 		    " create mode 100644 x\n"));
+	}
+	/* The author as written: the domain keeps its case, odd names
+	 * are read as git reads them; without from_value, from is used. */
+	{
+		struct patch_in in = m.in;
+
+		in.from_value =
+		    STR_LIT("\"Last, First (Team)\" <First.Last@Example.COM>");
+		assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+		assert_string_equal(p->author.email, "First.Last@Example.COM");
+		assert_string_equal(p->author.name, "Last, First (Team)");
+		in.from_value = STR_NULL;
+		in.from = (struct addr){ "Name <x>", "n@example.com" };
+		assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+		assert_string_equal(p->author.name, "n@example.com");
 	}
 	/* No sender diffstat in a quilt patch without one. */
 	text = load_mail(a, "patch-line.eml", &m);
