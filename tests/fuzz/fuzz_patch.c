@@ -1,7 +1,7 @@
 /*
  * Fuzz target: patch_parse() on a mail body of one text part, and
  * patch_parse_pull() on the same.  The first line of the input, up to 200
- * bytes, is the subject.
+ * bytes, is the subject and the From: text.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,6 +43,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.from.name = "Fuzz";
 	in.from.email = "fuzz@example.org";
 	in.subject = (struct str){ text, sn };
+	in.from_value = (struct str){ text, sn };
 	if (patch_parse(a, &in, &p) == ERR_OK) {
 		if (p->subject == NULL || p->author.name == NULL ||
 		    p->author.email == NULL ||
