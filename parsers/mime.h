@@ -29,15 +29,14 @@ struct mime_part {
 	const char *filename; /* decoded (RFC 2047/2231), or NULL */
 	bool attachment; /* Content-Disposition: attachment */
 	bool text; /* text/plain, text/x-patch, text/x-diff, any text/ type */
-	/* text: UTF-8, LF only, format=flowed (RFC 3676) undone as git
-	 * mailinfo undoes it; else the decoded bytes */
-	struct str data;
+	struct str data; /* text: UTF-8, LF only; else the decoded bytes */
 	/*
-	 * text: the same lines before the charset conversion (transfer
-	 * decoded, flowed undone, LF only).  A patch is read from these
-	 * bytes, as git am reads it: a latin1 file's patch must keep its
-	 * latin1 bytes to apply and to keep its patch-id.  May be the same
-	 * view as data (valid UTF-8 already); STR_NULL means "as data".
+	 * text, when struct mime's has_raw is set: the same lines before
+	 * the charset conversion (transfer decoded, LF only).  A patch is
+	 * read from these bytes, as git am reads it: a latin1 file's patch
+	 * must keep its latin1 bytes to apply and to keep its patch-id.  May
+	 * be the same view as data (valid UTF-8 already).  Not to be read
+	 * when has_raw is false.
 	 */
 	struct str raw;
 };
@@ -46,6 +45,7 @@ struct mime {
 	struct mime_part *parts; /* leaves, in order */
 	size_t nparts;
 	unsigned flags; /* enum mime_flag */
+	bool has_raw; /* the text parts' raw views are filled in */
 };
 
 /*

@@ -305,33 +305,43 @@ copy_lf(char *out, const char *p, size_t n)
  * line break before each boundary, and one more at the closing boundary:
  * every part is followed by a LF, and the body by another.
  */
+/* The bytes a patch is read from: raw when mime_parse() filled it in. */
+static struct str
+part_raw(const struct mime *m, const struct mime_part *pt)
+{
+	return m->has_raw && pt->text && pt->raw.p ? pt->raw : pt->data;
+}
+
 static void
 body_text(
     struct arena *a, const struct mime *m, struct str *text, struct str *raw)
 {
-	size_t i, total = 0, t = 0, r = 0;
+	size_t i, tn = 0, rn = 0, t = 0, r = 0;
 	char *tp, *rp;
 
 	*text = *raw = STR_NULL;
-	for (i = 0; m && i < m->nparts; i++)
-		if (part_used(&m->parts[i]))
-			total += m->parts[i].data.n + m->parts[i].raw.n + 2;
-	if (total == 0)
+	for (i = 0; m && i < m->nparts; i++) {
+		if (part_used(&m->parts[i])) {
+			tn += m->parts[i].data.n + 1;
+			rn += part_raw(m, &m->parts[i]).n + 1;
+		}
+	}
+	if (tn == 0)
 		return;
 	if (m->nparts == 1 && m->parts[0].text) {
 		*text = m->parts[0].data;
-		*raw = m->parts[0].raw.p ? m->parts[0].raw : *text;
+		*raw = part_raw(m, &m->parts[0]);
 		return;
 	}
-	tp = arena_alloc(a, total + 2);
-	rp = arena_alloc(a, total + 2);
+	tp = arena_alloc(a, tn + 2);
+	rp = arena_alloc(a, rn + 2);
 	for (i = 0; i < m->nparts; i++) {
 		const struct mime_part *pt = &m->parts[i];
-		struct str d = pt->data, w = pt->raw.p ? pt->raw : pt->data;
+		struct str w = part_raw(m, pt);
 
 		if (!part_used(pt))
 			continue;
-		t += copy_lf(tp + t, d.p, d.n);
+		t += copy_lf(tp + t, pt->data.p, pt->data.n);
 		r += copy_lf(rp + r, w.p, w.n);
 		tp[t++] = '\n';
 		rp[r++] = '\n';

@@ -35,9 +35,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	part.text = true;
 	part.data =
 	    (struct str){ text + (nl ? sn + 1 : 0), size - (nl ? sn + 1 : 0) };
+	memset(&m, 0, sizeof(m));
 	m.parts = &part;
 	m.nparts = 1;
-	m.flags = 0;
 	memset(&in, 0, sizeof(in));
 	in.body = &m;
 	in.from.name = "Fuzz";

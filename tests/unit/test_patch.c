@@ -252,7 +252,7 @@ test_details(void **state)
 	/* Notes between "---" and the stat are not part of it. */
 	{
 		struct mime_part pt;
-		struct mime mm = { &pt, 1, 0 };
+		struct mime mm = { &pt, 1, 0, false };
 		struct patch_in in = m.in;
 
 		one_part(&pt, "text/plain",
@@ -329,7 +329,7 @@ static void
 test_multipart_vs_mailinfo(void **state)
 {
 	struct mime_part parts[2];
-	struct mime mm = { parts, 2, 0 };
+	struct mime mm = { parts, 2, 0, false };
 	size_t k;
 
 	(void)state;
@@ -385,7 +385,7 @@ test_parts_read(void **state)
 {
 	struct arena *a = arena_new();
 	struct mime_part parts[4];
-	struct mime mm = { parts, 4, 0 };
+	struct mime mm = { parts, 4, 0, false };
 	struct patch_in in;
 	struct patch *p;
 
@@ -432,7 +432,7 @@ test_raw_bytes(void **state)
 {
 	struct arena *a = arena_new();
 	struct mime_part pt;
-	struct mime mm = { &pt, 1, 0 };
+	struct mime mm = { &pt, 1, 0, false };
 	struct patch_in in;
 	struct patch *p;
 	static const char utf8[] =
@@ -447,6 +447,7 @@ test_raw_bytes(void **state)
 	one_part(&pt, "text/plain", utf8);
 	pt.charset = "iso-8859-1";
 	pt.raw = str_from(latin1);
+	mm.has_raw = true;
 	memset(&in, 0, sizeof(in));
 	in.body = &mm;
 	in.from = (struct addr){ "A", "a@b.c" };
@@ -456,6 +457,11 @@ test_raw_bytes(void **state)
 	assert_true(patchid_stable(p->diff.p, p->diff.n, want));
 	assert_string_equal(p->patch_id, want);
 	assert_int_equal(p->parsed->nfiles, 1);
+	/* Without has_raw, raw is not read (it may be anything). */
+	mm.has_raw = false;
+	pt.raw = str_make((const char *)1, 99);
+	assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+	assert_true(str_eqs(p->diff, strstr(utf8, "---")));
 	arena_free(a);
 }
 
@@ -464,7 +470,7 @@ test_limits(void **state)
 {
 	struct arena *a = arena_new();
 	struct mime_part pt;
-	struct mime mm = { &pt, 1, 0 };
+	struct mime mm = { &pt, 1, 0, false };
 	struct patch_in in;
 	struct patch *p;
 	char *big = malloc(LIMIT_LINE_LEN + 100);
@@ -487,7 +493,7 @@ test_no_diff(void **state)
 {
 	struct arena *a = arena_new();
 	struct mime_part pt;
-	struct mime mm = { &pt, 1, 0 };
+	struct mime mm = { &pt, 1, 0, false };
 	struct patch_in in;
 	struct patch *p;
 
