@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/charset.h"
 #include "parsers/limits.h"
 #include "parsers/patchid.h"
 #include "util/ascii.h"
@@ -706,6 +707,22 @@ touched_files(struct arena *a, struct patch *p)
 	p->files = files;
 }
 
+/*
+ * An in-body header value, with its RFC 2047 words decoded as mailinfo's
+ * decode_header() does; the mail's own values come decoded already.
+ */
+static struct str
+inbody_value(struct arena *a, struct str v)
+{
+	struct str out;
+
+	if (v.p == NULL || memmem(v.p, v.n, "=?", 2) == NULL)
+		return v;
+	if (charset_decode_header(a, v, &out, NULL) != ERR_OK)
+		return v;
+	return out;
+}
+
 /* Subject, author and date: in-body values win. */
 static void
 fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
@@ -713,9 +730,11 @@ fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
 {
 	struct str v;
 
-	p->subject = clean_subject(
-	    a, mi->s_hdr[HDR_SUBJECT].p ? mi->s_hdr[HDR_SUBJECT] : in->subject);
-	v = mi->s_hdr[HDR_FROM].p ? mi->s_hdr[HDR_FROM] : in->from_value;
+	p->subject = clean_subject(a,
+	    mi->s_hdr[HDR_SUBJECT].p ? inbody_value(a, mi->s_hdr[HDR_SUBJECT])
+	                             : in->subject);
+	v = mi->s_hdr[HDR_FROM].p ? inbody_value(a, mi->s_hdr[HDR_FROM])
+	                          : in->from_value;
 	if (v.p != NULL) {
 		char *f = arena_strndup(a, v.p, v.n);
 

@@ -151,7 +151,8 @@ one_part(struct mime_part *pt, const char *type, const char *data)
 static const char *const oracle_fixtures[] = { "git-many.mbox",
 	"git-many-binary.mbox", "git-edge.mbox", "git-nested.mbox",
 	"plain-diff-up.eml", "quilt.eml", "nocounts.eml", "inbody-headers.eml",
-	"scissors.eml", "patch-line.eml", "cover.eml", NULL };
+	"scissors.eml", "patch-line.eml", "cover.eml", "inbody-2047.eml",
+	NULL };
 
 static void
 compare_with_git(const char *name)
