@@ -2,12 +2,9 @@
  * The body of a mail as a list of leaf parts, decoded (base64,
  * quoted-printable) and, for text, converted to UTF-8 with LF line ends.
  *
- * A mail that is not multipart (most list mail: a single text/plain part)
- * is handled without libetpan, straight from the raw bytes; a multipart
- * one goes through libetpan's MIME parser.  Views in the result (data,
- * when nothing had to be decoded) may point into the raw mail, which must
- * outlive the result, as it must for struct hdr, and are not always
- * NUL-terminated.
+ * A single-part text/plain mail in 7bit/8bit/binary (most list mail) is
+ * handled without libetpan, straight from the raw bytes; everything else
+ * goes through libetpan's MIME parser.
  */
 #ifndef PARSERS_MIME_H
 #define PARSERS_MIME_H
@@ -33,12 +30,22 @@ struct mime_part {
 	bool attachment; /* Content-Disposition: attachment */
 	bool text; /* text/plain, text/x-patch, text/x-diff, any text/ type */
 	struct str data; /* text: UTF-8, LF only; else the decoded bytes */
+	/*
+	 * text, when struct mime's has_raw is set: the same lines before
+	 * the charset conversion (transfer decoded, LF only).  A patch is
+	 * read from these bytes, as git am reads it: a latin1 file's patch
+	 * must keep its latin1 bytes to apply and to keep its patch-id.  May
+	 * be the same view as data (valid UTF-8 already).  Not to be read
+	 * when has_raw is false.
+	 */
+	struct str raw;
 };
 
 struct mime {
 	struct mime_part *parts; /* leaves, in order */
 	size_t nparts;
 	unsigned flags; /* enum mime_flag */
+	bool has_raw; /* the text parts' raw views are filled in */
 };
 
 /*

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/charset.h"
 #include "parsers/limits.h"
 #include "parsers/patchid.h"
 #include "util/ascii.h"
@@ -262,42 +263,131 @@ commit_msg_line(struct mi *mi, struct mline l)
 	return false;
 }
 
-/* The text parts of the body, joined, each ending in a LF. */
-static struct str
-body_text(struct arena *a, const struct mime *m)
+/*
+ * The parts mailinfo would read a patch from: text parts but HTML, and
+ * patch attachments sent as application/x-patch or with a .patch or .diff
+ * name.  (mailinfo reads every part; signatures and HTML are not ours.)
+ */
+static bool
+part_used(const struct mime_part *pt)
 {
-	size_t i, total = 0, n = 0, used = 0;
-	const struct mime_part *only = NULL;
-	char *out;
+	size_t n;
 
+	if (pt->data.n == 0)
+		return false;
+	if (pt->text)
+		return pt->type == NULL || strcmp(pt->type, "text/html") != 0;
+	if (pt->type &&
+	    (strcmp(pt->type, "application/x-patch") == 0 ||
+	        strcmp(pt->type, "application/x-diff") == 0))
+		return true;
+	n = pt->filename ? strlen(pt->filename) : 0;
+	return n > 6 &&
+	    (ascii_stricmp(pt->filename + n - 6, ".patch") == 0 ||
+	        ascii_stricmp(pt->filename + n - 5, ".diff") == 0);
+}
+
+/* Copy p[0..n) to out, dropping the CR of every CRLF. */
+static size_t
+copy_lf(char *out, const char *p, size_t n)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++)
+		if (!(p[i] == '\r' && i + 1 < n && p[i + 1] == '\n'))
+			out[j++] = p[i];
+	return j;
+}
+
+/*
+ * The body as mailinfo reads it, twice: in UTF-8 (text), and in the
+ * bytes the sender's charset gave (raw), line for line the same.  A mail
+ * of one part is its text.  In a multipart mail mailinfo also reads the
+ * line break before each boundary, and one more at the closing boundary:
+ * every part is followed by a LF, and the body by another.
+ */
+/* The bytes a patch is read from: raw when mime_parse() filled it in. */
+static struct str
+part_raw(const struct mime *m, const struct mime_part *pt)
+{
+	return m->has_raw && pt->text && pt->raw.p ? pt->raw : pt->data;
+}
+
+static void
+body_text(
+    struct arena *a, const struct mime *m, struct str *text, struct str *raw)
+{
+	size_t i, tn = 0, rn = 0, t = 0, r = 0;
+	char *tp, *rp;
+
+	*text = *raw = STR_NULL;
 	for (i = 0; m && i < m->nparts; i++) {
-		const struct mime_part *pt = &m->parts[i];
-
-		if (!pt->text || pt->data.n == 0 ||
-		    (pt->type && strcmp(pt->type, "text/html") == 0))
-			continue;
-		total += pt->data.n + 1;
-		only = pt;
-		n++;
+		if (part_used(&m->parts[i])) {
+			tn += m->parts[i].data.n + 1;
+			rn += part_raw(m, &m->parts[i]).n + 1;
+		}
 	}
-	if (n == 0)
-		return STR_NULL;
-	if (n == 1)
-		return only->data;
-	out = arena_alloc(a, total + 1);
+	if (tn == 0)
+		return;
+	if (m->nparts == 1 && m->parts[0].text) {
+		*text = m->parts[0].data;
+		*raw = part_raw(m, &m->parts[0]);
+		return;
+	}
+	tp = arena_alloc(a, tn + 2);
+	rp = arena_alloc(a, rn + 2);
 	for (i = 0; i < m->nparts; i++) {
 		const struct mime_part *pt = &m->parts[i];
+		struct str w = part_raw(m, pt);
 
-		if (!pt->text || pt->data.n == 0 ||
-		    (pt->type && strcmp(pt->type, "text/html") == 0))
+		if (!part_used(pt))
 			continue;
-		memcpy(out + used, pt->data.p, pt->data.n);
-		used += pt->data.n;
-		if (out[used - 1] != '\n')
-			out[used++] = '\n';
+		t += copy_lf(tp + t, pt->data.p, pt->data.n);
+		r += copy_lf(rp + r, w.p, w.n);
+		tp[t++] = '\n';
+		rp[r++] = '\n';
 	}
-	out[used] = '\0';
-	return str_make(out, used);
+	tp[t++] = '\n';
+	rp[r++] = '\n';
+	*text = str_make(tp, t);
+	*raw = str_make(rp, r);
+}
+
+/* Offset of the start of line number k (0-based) in s, or -1. */
+static long
+line_offset(struct str s, size_t k)
+{
+	const char *p = s.p, *end = s.p + s.n;
+
+	while (k > 0) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (nl == NULL)
+			return -1;
+		p = nl + 1;
+		k--;
+	}
+	return (long)(p - s.p);
+}
+
+/* The patch in the raw bytes, from the line where text's patch starts. */
+static struct str
+raw_patch(struct str text, struct str raw, size_t off)
+{
+	const char *p = text.p, *end = text.p + off;
+	size_t lines = 0;
+	long r;
+
+	if (raw.p == text.p)
+		return str_make(text.p + off, text.n - off);
+	while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		lines++;
+		p++;
+	}
+	r = line_offset(raw, lines);
+	if (r < 0)
+		return str_make(text.p + off, text.n - off);
+	return str_make(raw.p + r, raw.n - (size_t)r);
 }
 
 /*
@@ -525,33 +615,63 @@ stripspace(struct arena *a, const struct buf *b)
 	return str_make(out, j);
 }
 
+/* A line of a diffstat: " path | 3 ++-", " path | Bin", a summary line. */
+static bool
+stat_line(struct str l)
+{
+	static const char *const summary[] = { " create mode ", " delete mode ",
+		" rename ", " copy ", " mode change ", " rewrite ", NULL };
+	size_t i;
+
+	if (l.n < 2 || l.p[0] != ' ')
+		return false;
+	if (str_findstr(l, " | ", 3) > 0)
+		return true;
+	for (i = 0; summary[i]; i++)
+		if (str_startswith(l, summary[i]))
+			return true;
+	return false;
+}
+
+static bool
+stat_summary(struct str l)
+{
+	return l.n > 1 && l.p[0] == ' ' &&
+	    (str_findstr(l, " file changed", 13) > 0 ||
+	        str_findstr(l, " files changed", 14) > 0);
+}
+
 /*
- * The diffstat the sender put after the "---" line: the lines up to the
- * first empty line, when one of them is git's " N files changed" line.
+ * The diffstat the sender put between the "---" line and the diff: the
+ * run of stat lines around git's " N files changed" line (notes such as
+ * "v2: ..." may stand before it).
  */
 static struct str
 sender_diffstat(struct str diff)
 {
-	const char *p = diff.p, *end = diff.p + diff.n, *start, *nl;
+	struct str rest = diff, l;
+	const char *start = NULL, *end = NULL;
 	bool summary = false;
 
-	nl = memchr(p, '\n', (size_t)(end - p));
-	if (nl == NULL || !(p[0] == '-' && p[1] == '-' && p[2] == '-'))
+	if (!str_nextline(&rest, &l) || !str_startswith(l, "---"))
 		return STR_NULL;
-	start = p = nl + 1;
-	while (p < end && *p != '\n') {
-		struct str l;
-
-		nl = memchr(p, '\n', (size_t)(end - p));
-		l = str_make(p, nl ? (size_t)(nl - p) : (size_t)(end - p));
+	while (str_nextline(&rest, &l)) {
 		if (str_startswith(l, "diff ") || str_startswith(l, "Index: "))
 			break;
-		if (str_findstr(l, " file changed", 13) >= 0 ||
-		    str_findstr(l, " files changed", 14) >= 0)
-			summary = true;
-		p = nl ? nl + 1 : end;
+		if (stat_line(l) || (!summary && stat_summary(l))) {
+			if (start == NULL)
+				start = l.p;
+			summary = summary || stat_summary(l);
+			end = rest.p;
+			continue;
+		}
+		if (summary)
+			break;
+		start = NULL;
 	}
-	return summary ? str_make(start, (size_t)(p - start)) : STR_NULL;
+	if (!summary || start == NULL)
+		return STR_NULL;
+	return str_make(start, (size_t)(end - start));
 }
 
 static int
@@ -587,6 +707,22 @@ touched_files(struct arena *a, struct patch *p)
 	p->files = files;
 }
 
+/*
+ * An in-body header value, with its RFC 2047 words decoded as mailinfo's
+ * decode_header() does; the mail's own values come decoded already.
+ */
+static struct str
+inbody_value(struct arena *a, struct str v)
+{
+	struct str out;
+
+	if (v.p == NULL || memmem(v.p, v.n, "=?", 2) == NULL)
+		return v;
+	if (charset_decode_header(a, v, &out, NULL) != ERR_OK)
+		return v;
+	return out;
+}
+
 /* Subject, author and date: in-body values win. */
 static void
 fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
@@ -594,11 +730,13 @@ fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
 {
 	struct str v;
 
-	p->subject = clean_subject(
-	    a, mi->s_hdr[HDR_SUBJECT].p ? mi->s_hdr[HDR_SUBJECT] : in->subject);
-	if (mi->s_hdr[HDR_FROM].p != NULL) {
-		char *f = arena_strndup(
-		    a, mi->s_hdr[HDR_FROM].p, mi->s_hdr[HDR_FROM].n);
+	p->subject = clean_subject(a,
+	    mi->s_hdr[HDR_SUBJECT].p ? inbody_value(a, mi->s_hdr[HDR_SUBJECT])
+	                             : in->subject);
+	v = mi->s_hdr[HDR_FROM].p ? inbody_value(a, mi->s_hdr[HDR_FROM])
+	                          : in->from_value;
+	if (v.p != NULL) {
+		char *f = arena_strndup(a, v.p, v.n);
 
 		parse_from(
 		    a, str_make(f, cleanup_space(f, strlen(f))), &p->author);
@@ -614,12 +752,13 @@ enum err
 patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
 {
 	struct mi mi;
-	struct str text = body_text(a, in->body);
+	struct str text, raw;
 	struct patch *p;
 	size_t off;
 	enum err e;
 
 	*out = NULL;
+	body_text(a, in->body, &text, &raw);
 	memset(&mi, 0, sizeof(mi));
 	mi.a = a;
 	mi.header_stage = true;
@@ -631,7 +770,7 @@ patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
 	if (e != ERR_OK)
 		goto out;
 	p = arena_zalloc(a, sizeof(*p));
-	p->diff = str_make(text.p + off, text.n - off);
+	p->diff = raw_patch(text, raw, off);
 	patchid_stable(p->diff.p, p->diff.n, p->patch_id);
 	e = diff_parse(a, p->diff.p, p->diff.n, &p->parsed);
 	if (e == ERR_LIMIT)
@@ -674,11 +813,12 @@ find_sha(struct arena *a, struct str s)
 enum err
 patch_parse_pull(struct arena *a, const struct mime *body, struct pull **out)
 {
-	struct str text = body_text(a, body), rest, line;
+	struct str text, raw, rest, line;
 	struct pull *pl = arena_zalloc(a, sizeof(*pl));
 	bool want_url = false;
 
 	*out = NULL;
+	body_text(a, body, &text, &raw);
 	rest = text;
 	while (str_nextline(&rest, &line)) {
 		struct str t = str_trim(line);

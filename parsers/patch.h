@@ -1,10 +1,13 @@
 /*
- * A patch mail taken apart the way `git mailinfo` does it (it is our
- * oracle in tests): in-body "From:", "Subject:" and "Date:" lines, a
- * scissors line ("-- >8 --"), the commit message up to the patch break
- * ("---", "diff -", "Index: "), the diff after it.  Handles inline text,
- * text/x-patch and text/x-diff attachments, git format-patch, plain
- * "diff -u" and quilt; and recognises `git request-pull` mails.
+ * A patch mail taken apart the way `git mailinfo --scissors` does it (it
+ * is our oracle in tests): in-body "From:", "Subject:" and "Date:" lines,
+ * a scissors line ("-- >8 --", always honoured: everything above it is
+ * dropped), the commit message up to the patch break ("---", "diff -",
+ * "Index: "), the diff after it.  Handles inline text, text/x-patch,
+ * text/x-diff and application/x-patch parts and *.patch / *.diff
+ * attachments, git format-patch, plain "diff -u" and quilt; and
+ * recognises `git request-pull` mails.  Everything points into the mail
+ * (struct mime) or the arena.
  */
 #ifndef PARSERS_PATCH_H
 #define PARSERS_PATCH_H
@@ -21,6 +24,10 @@
 struct patch_in {
 	const struct mime *body; /* the decoded parts */
 	struct addr from; /* the mail's From: */
+	/* The mail's From: value, unfolded and RFC 2047 decoded.  When set,
+	 * the author is read from it as git mailinfo reads it (the address
+	 * as written, domain case kept), and from is not used. */
+	struct str from_value;
 	struct str subject; /* the mail's decoded, unfolded Subject: */
 	struct str date; /* the mail's Date: value (unfolded) */
 };
@@ -29,10 +36,13 @@ struct patch {
 	struct addr author; /* in-body From: wins over the mail's */
 	struct str date; /* in-body Date: wins; raw text as given */
 	const char *subject; /* as git mailinfo prints it: tags removed */
-	struct str message; /* the commit message body after the subject,
-	                       as mailinfo's msg file: trimmed, LF ends */
+	struct str message; /* the commit message body after the subject:
+	                       mailinfo's msg file after git am's
+	                       stripspace (no trailing blanks, no leading,
+	                       trailing or doubled empty lines), UTF-8 */
 	struct str diff; /* from the patch break on, as mailinfo's patch
-	                    file, LF ends */
+	                    file: in the sender's bytes (mime_part.raw),
+	                    LF ends (mailinfo would keep a quoted CR) */
 	struct diff *parsed; /* NULL when diff_parse() failed */
 	char patch_id[41]; /* git patch-id --stable; "" when none */
 	const char **files; /* paths touched (new path, else old), sorted,

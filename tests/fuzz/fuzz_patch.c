@@ -1,7 +1,7 @@
 /*
  * Fuzz target: patch_parse() on a mail body of one text part, and
  * patch_parse_pull() on the same.  The first line of the input, up to 200
- * bytes, is the subject.
+ * bytes, is the subject and the From: text.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,14 +35,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	part.text = true;
 	part.data =
 	    (struct str){ text + (nl ? sn + 1 : 0), size - (nl ? sn + 1 : 0) };
+	memset(&m, 0, sizeof(m));
 	m.parts = &part;
 	m.nparts = 1;
-	m.flags = 0;
 	memset(&in, 0, sizeof(in));
 	in.body = &m;
 	in.from.name = "Fuzz";
 	in.from.email = "fuzz@example.org";
 	in.subject = (struct str){ text, sn };
+	in.from_value = (struct str){ text, sn };
 	if (patch_parse(a, &in, &p) == ERR_OK) {
 		if (p->subject == NULL || p->author.name == NULL ||
 		    p->author.email == NULL ||

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "corpus.h"
 #include "parsers/diff.h"
 #include "parsers/diffname.h"
 #include "parsers/limits.h"
@@ -41,64 +42,6 @@ parse_file(struct arena *a, const char *name, char **text)
 	assert_int_equal(diff_parse(a, *text, n, &d), ERR_OK);
 	assert_non_null(d);
 	return d;
-}
-
-/* What `git apply --numstat` prints for f. */
-static void
-numstat_line(struct buf *b, const struct diff_file *f)
-{
-	if (f->binary)
-		buf_adds(b, "-\t-\t");
-	else
-		buf_addf(b, "%lu\t%lu\t", f->added, f->removed);
-	diffname_quote(b, f->new_path ? f->new_path : f->old_path);
-	buf_addc(b, '\n');
-}
-
-/* What `git apply --summary` prints for f (apply.c summary_patch_list(),
- * which does not quote names, and whose renames only factor out a common
- * directory prefix). */
-static void
-summary_line(struct buf *b, const struct diff_file *f)
-{
-	if (f->op == DIFF_ADD || f->op == DIFF_DELETE) {
-		bool add = f->op == DIFF_ADD;
-		unsigned mode = add ? f->new_mode : f->old_mode;
-
-		buf_adds(b, add ? " create " : " delete ");
-		if (mode)
-			buf_addf(b, "mode %06o ", mode);
-		buf_addf(b, "%s\n", add ? f->new_path : f->old_path);
-		return;
-	}
-	if (f->op == DIFF_RENAME || f->op == DIFF_COPY) {
-		const char *o = f->old_path, *n = f->new_path;
-		const char *kind = f->op == DIFF_RENAME ? "rename" : "copy";
-
-		for (;;) {
-			const char *so = strchr(o, '/'), *sn = strchr(n, '/');
-
-			if (!so || !sn || so - o != sn - n ||
-			    memcmp(o, n, (size_t)(sn - n)) != 0)
-				break;
-			o = so + 1;
-			n = sn + 1;
-		}
-		if (o != f->old_path)
-			buf_addf(b, " %s %.*s{%s => %s} (%u%%)\n", kind,
-			    (int)(o - f->old_path), f->old_path, o, n,
-			    f->similarity);
-		else
-			buf_addf(b, " %s %s => %s (%u%%)\n", kind, o, n,
-			    f->similarity);
-	}
-	if (f->old_mode && f->new_mode && f->old_mode != f->new_mode) {
-		buf_addf(
-		    b, " mode change %06o => %06o", f->old_mode, f->new_mode);
-		if (f->op != DIFF_RENAME && f->op != DIFF_COPY)
-			buf_addf(b, " %s", f->new_path);
-		buf_addc(b, '\n');
-	}
 }
 
 static char *
@@ -131,7 +74,7 @@ run_git_apply(const char *fixture)
 static void
 test_vs_git_apply(void **state)
 {
-	size_t i, k;
+	size_t i;
 
 	(void)state;
 	if (system("git --version >/dev/null 2>&1") != 0)
@@ -142,10 +85,7 @@ test_vs_git_apply(void **state)
 		char path[256], *text, *git;
 		struct diff *d = parse_file(a, fixtures[i], &text);
 
-		for (k = 0; k < d->nfiles; k++)
-			numstat_line(&ours, &d->files[k]);
-		for (k = 0; k < d->nfiles; k++)
-			summary_line(&ours, &d->files[k]);
+		corpus_apply_stat(&ours, d);
 		snprintf(path, sizeof(path), FIX "%s", fixtures[i]);
 		git = run_git_apply(path);
 		assert_non_null(git);

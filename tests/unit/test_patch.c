@@ -18,6 +18,7 @@
 
 #include "parsers/limits.h"
 #include "parsers/patch.h"
+#include "parsers/patchid.h"
 #include "testutil.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -100,6 +101,7 @@ load_mail(struct arena *a, const char *name, struct simple_mail *m)
 	m->mime.nparts = 1;
 	m->in.body = &m->mime;
 	m->in.from = simple_addr(a, header_value(a, head, "From"));
+	m->in.from_value = header_value(a, head, "From");
 	m->in.subject = header_value(a, head, "Subject");
 	m->in.date = header_value(a, head, "Date");
 	return text;
@@ -137,10 +139,20 @@ info_field(const char *info, const char *key)
 	return strdup("");
 }
 
+static void
+one_part(struct mime_part *pt, const char *type, const char *data)
+{
+	memset(pt, 0, sizeof(*pt));
+	pt->type = type;
+	pt->text = strncmp(type, "text/", 5) == 0;
+	pt->data = str_from(data);
+}
+
 static const char *const oracle_fixtures[] = { "git-many.mbox",
 	"git-many-binary.mbox", "git-edge.mbox", "git-nested.mbox",
 	"plain-diff-up.eml", "quilt.eml", "nocounts.eml", "inbody-headers.eml",
-	"scissors.eml", "patch-line.eml", "cover.eml", NULL };
+	"scissors.eml", "patch-line.eml", "cover.eml", "inbody-2047.eml",
+	NULL };
 
 static void
 compare_with_git(const char *name)
@@ -238,6 +250,39 @@ test_details(void **state)
 	assert_string_equal(p->files[8], "old.txt");
 	assert_true(str_eqs(p->date, "Thu, 3 Dec 2026 07:12:29 +0000"));
 	free(text);
+	/* Notes between "---" and the stat are not part of it. */
+	{
+		struct mime_part pt;
+		struct mime mm = { &pt, 1, 0, false };
+		struct patch_in in = m.in;
+
+		one_part(&pt, "text/plain",
+		    "Msg.\n---\nv2: shorter\n\n x | 1 +\n"
+		    " 1 file changed, 1 insertion(+)\n create mode 100644 x\n\n"
+		    "diff --git a/x b/x\nnew file mode 100644\nindex "
+		    "0000000..1\n"
+		    "--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+x\n");
+		in.body = &mm;
+		assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+		assert_true(str_eqs(p->diffstat,
+		    " x | 1 +\n 1 file changed, 1 insertion(+)\n"
+		    " create mode 100644 x\n"));
+	}
+	/* The author as written: the domain keeps its case, odd names
+	 * are read as git reads them; without from_value, from is used. */
+	{
+		struct patch_in in = m.in;
+
+		in.from_value =
+		    STR_LIT("\"Last, First (Team)\" <First.Last@Example.COM>");
+		assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+		assert_string_equal(p->author.email, "First.Last@Example.COM");
+		assert_string_equal(p->author.name, "Last, First (Team)");
+		in.from_value = STR_NULL;
+		in.from = (struct addr){ "Name <x>", "n@example.com" };
+		assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+		assert_string_equal(p->author.name, "n@example.com");
+	}
 	/* No sender diffstat in a quilt patch without one. */
 	text = load_mail(a, "patch-line.eml", &m);
 	assert_int_equal(patch_parse(a, &m.in, &p), ERR_OK);
@@ -247,56 +292,177 @@ test_details(void **state)
 	arena_free(a);
 }
 
+/*
+ * A multipart mail (message text, a text/x-patch attachment) written from
+ * the parts below: the parts handed over by hand must give what git
+ * mailinfo reads from the mail, boundary line breaks included.
+ */
+static const char *const mp_text[] = {
+	/* With and without a final LF: mailinfo sees the same line break
+	 * before the boundary either way. */
+	"Fix the thing.\n\nSigned-off-by: A <a@b.c>\n",
+	"Fix the thing.\n\nSigned-off-by: A <a@b.c>",
+	NULL,
+};
+static const char mp_patch[] =
+    "---\n x | 1 +\n 1 file changed, 1 insertion(+)\n\n"
+    "diff --git a/x b/x\nindex 1111111..2222222 100644\n--- a/x\n+++ b/x\n"
+    "@@ -1 +1,2 @@\n a\n+y\n-- \n2.39.5\n";
+
 static void
-one_part(struct mime_part *pt, const char *type, const char *data)
+write_multipart(const char *path, const char *text)
 {
-	memset(pt, 0, sizeof(*pt));
-	pt->type = type;
-	pt->text = strncmp(type, "text/", 5) == 0;
-	pt->data = str_from(data);
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	fprintf(f,
+	    "From: A <a@b.c>\nSubject: [PATCH]   x:  add   y\n"
+	    "MIME-Version: 1.0\nContent-Type: multipart/mixed; "
+	    "boundary=\"b0\"\n\n--b0\nContent-Type: text/plain\n\n"
+	    "%s\n--b0\nContent-Type: text/x-patch; name=x.patch\n"
+	    "Content-Disposition: attachment; filename=x.patch\n\n%s\n"
+	    "--b0--\nepilogue\n",
+	    text, mp_patch);
+	assert_int_equal(fclose(f), 0);
 }
 
-/* A message part and a text/x-patch attachment; an HTML part is not
- * read, nor is a signature. */
 static void
-test_multipart(void **state)
+test_multipart_vs_mailinfo(void **state)
+{
+	struct mime_part parts[2];
+	struct mime mm = { parts, 2, 0, false };
+	size_t k;
+
+	(void)state;
+	if (system("git --version >/dev/null 2>&1") != 0)
+		skip();
+	for (k = 0; mp_text[k]; k++) {
+		struct arena *a = arena_new();
+		char dir[] = "/tmp/test_patch.XXXXXX", path[256], cmd[512];
+		char *info, *f, *pat, *msg;
+		struct patch_in in;
+		struct patch *p;
+		size_t n = 0;
+
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof(path), "%s/mail", dir);
+		write_multipart(path, mp_text[k]);
+		snprintf(cmd, sizeof(cmd),
+		    "git mailinfo --scissors %s/msg %s/patch < %s/mail && "
+		    "git stripspace < %s/msg > %s/msg.clean",
+		    dir, dir, dir, dir, dir);
+		info = run(cmd);
+		one_part(&parts[0], "text/plain", mp_text[k]);
+		one_part(&parts[1], "text/x-patch", mp_patch);
+		parts[1].attachment = true;
+		parts[1].filename = "x.patch";
+		memset(&in, 0, sizeof(in));
+		in.body = &mm;
+		in.from = (struct addr){ "A", "a@b.c" };
+		in.subject = STR_LIT("[PATCH]   x:  add   y");
+		assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+		f = info_field(info, "Subject");
+		assert_string_equal(p->subject, f);
+		free(f);
+		snprintf(path, sizeof(path), "%s/msg.clean", dir);
+		msg = tu_read_file(path, &n);
+		assert_true(str_eq(p->message, str_make(msg, n)));
+		snprintf(path, sizeof(path), "%s/patch", dir);
+		pat = tu_read_file(path, &n);
+		assert_true(str_eq(p->diff, str_make(pat, n)));
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		assert_int_equal(system(cmd), 0);
+		free(info);
+		free(msg);
+		free(pat);
+		arena_free(a);
+	}
+}
+
+/* HTML, signatures and other non-patch parts are not read; patches sent
+ * as application/x-patch or named *.diff are, CRLF or not. */
+static void
+test_parts_read(void **state)
 {
 	struct arena *a = arena_new();
 	struct mime_part parts[4];
-	struct mime mm = { parts, 4, 0 };
+	struct mime mm = { parts, 4, 0, false };
 	struct patch_in in;
 	struct patch *p;
 
 	(void)state;
-	one_part(&parts[0], "text/plain",
-	    "Fix the thing.\n\nSigned-off-by: A <a@b.c>");
+	one_part(&parts[0], "text/plain", "Fix.\n");
 	one_part(&parts[1], "text/html", "<p>diff -u</p>\n");
-	one_part(&parts[2], "text/x-patch",
-	    "---\n x | 1 +\n\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n"
-	    "@@ -0,0 +1 @@\n+y\n");
+	one_part(&parts[2], "application/octet-stream",
+	    "---\r\ndiff --git a/x b/x\r\n--- a/x\r\n+++ b/x\r\n"
+	    "@@ -0,0 +1 @@\r\n+y\r\n");
+	parts[2].filename = "fix.DIFF";
 	one_part(&parts[3], "application/pgp-signature",
 	    "-----BEGIN PGP SIGNATURE-----\n");
-	parts[2].attachment = true;
-	parts[2].filename = "0001-x.patch";
 	memset(&in, 0, sizeof(in));
 	in.body = &mm;
 	in.from = (struct addr){ "", "a@b.c" };
-	in.subject = STR_LIT("[PATCH]   x:  add   y");
 	assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
-	assert_string_equal(p->subject, "x: add y");
 	assert_string_equal(p->author.name, "a@b.c");
-	assert_true(str_eqs(
-	    p->message, "Fix the thing.\n\nSigned-off-by: A <a@b.c>\n"));
-	assert_true(str_eqs(p->diff, parts[2].data.p));
+	assert_true(str_eqs(p->message, "Fix.\n"));
+	assert_true(str_eqs(p->diff,
+	    "---\ndiff --git a/x b/x\n--- a/x\n+++ b/x\n"
+	    "@@ -0,0 +1 @@\n+y\n\n\n"));
 	assert_int_equal(strlen(p->patch_id), 40);
-	/* Only the HTML part: no patch. */
+	/* Without the name it is just bytes. */
+	parts[2].filename = NULL;
+	assert_int_equal(patch_parse(a, &in, &p), ERR_NOTFOUND);
+	parts[2].type = "application/x-patch";
+	assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+	/* Only the HTML part: no patch; no parts at all: none either. */
 	mm.parts = &parts[1];
 	mm.nparts = 1;
 	assert_int_equal(patch_parse(a, &in, &p), ERR_NOTFOUND);
-	/* No parts at all. */
 	mm.nparts = 0;
 	assert_int_equal(patch_parse(a, &in, &p), ERR_NOTFOUND);
 	assert_null(p);
+	arena_free(a);
+}
+
+/*
+ * A latin1 patch: the message is read in UTF-8, the patch keeps the
+ * sender's bytes (git am applies those), so its id is git's.
+ */
+static void
+test_raw_bytes(void **state)
+{
+	struct arena *a = arena_new();
+	struct mime_part pt;
+	struct mime mm = { &pt, 1, 0, false };
+	struct patch_in in;
+	struct patch *p;
+	static const char utf8[] =
+	    "Caf\xc3\xa9 fix.\n---\ndiff --git a/f b/f\n"
+	    "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-\xc3\xa9\n+e\n";
+	static const char latin1[] =
+	    "Caf\xe9 fix.\n---\ndiff --git a/f b/f\n"
+	    "--- a/f\n+++ b/f\n@@ -1 +1 @@\n-\xe9\n+e\n";
+	char want[41];
+
+	(void)state;
+	one_part(&pt, "text/plain", utf8);
+	pt.charset = "iso-8859-1";
+	pt.raw = str_from(latin1);
+	mm.has_raw = true;
+	memset(&in, 0, sizeof(in));
+	in.body = &mm;
+	in.from = (struct addr){ "A", "a@b.c" };
+	assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+	assert_true(str_eqs(p->message, "Caf\xc3\xa9 fix.\n"));
+	assert_true(str_eqs(p->diff, strstr(latin1, "---")));
+	assert_true(patchid_stable(p->diff.p, p->diff.n, want));
+	assert_string_equal(p->patch_id, want);
+	assert_int_equal(p->parsed->nfiles, 1);
+	/* Without has_raw, raw is not read (it may be anything). */
+	mm.has_raw = false;
+	pt.raw = str_make((const char *)1, 99);
+	assert_int_equal(patch_parse(a, &in, &p), ERR_OK);
+	assert_true(str_eqs(p->diff, strstr(utf8, "---")));
 	arena_free(a);
 }
 
@@ -305,7 +471,7 @@ test_limits(void **state)
 {
 	struct arena *a = arena_new();
 	struct mime_part pt;
-	struct mime mm = { &pt, 1, 0 };
+	struct mime mm = { &pt, 1, 0, false };
 	struct patch_in in;
 	struct patch *p;
 	char *big = malloc(LIMIT_LINE_LEN + 100);
@@ -328,7 +494,7 @@ test_no_diff(void **state)
 {
 	struct arena *a = arena_new();
 	struct mime_part pt;
-	struct mime mm = { &pt, 1, 0 };
+	struct mime mm = { &pt, 1, 0, false };
 	struct patch_in in;
 	struct patch *p;
 
@@ -376,7 +542,9 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vs_mailinfo),
 		cmocka_unit_test(test_details),
-		cmocka_unit_test(test_multipart),
+		cmocka_unit_test(test_multipart_vs_mailinfo),
+		cmocka_unit_test(test_parts_read),
+		cmocka_unit_test(test_raw_bytes),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_no_diff),
 		cmocka_unit_test(test_pull),
