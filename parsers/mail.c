@@ -182,6 +182,18 @@ main_text(const struct mime *b)
 	return str_make("", 0);
 }
 
+/* The From: value as git mailinfo reads it: unfolded and decoded. */
+static struct str
+from_value(struct arena *a, const struct mail *m)
+{
+	struct str v = hdr_value(a, &m->hdr, "From");
+	bool fallback;
+
+	if (v.p == NULL || charset_decode_header(a, v, &v, &fallback) != ERR_OK)
+		return STR_NULL;
+	return v;
+}
+
 static void
 parse_body(struct arena *a, const char *raw, size_t n, struct mail *m)
 {
@@ -202,6 +214,7 @@ parse_body(struct arena *a, const char *raw, size_t n, struct mail *m)
 		memset(&in, 0, sizeof(in));
 		in.body = &m->body;
 		in.from = m->from;
+		in.from_value = from_value(a, m);
 		in.subject = str_from(m->subject);
 		in.date = hdr_value(a, &m->hdr, "Date");
 		if (patch_parse(a, &in, &m->patch) != ERR_OK)

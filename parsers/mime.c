@@ -40,6 +40,8 @@ struct info {
 	const char *filename;
 	bool attachment;
 	enum cte cte;
+	bool flowed; /* format=flowed (RFC 3676) */
+	bool delsp; /* ... with delsp=yes */
 };
 
 struct walk {
@@ -124,6 +126,9 @@ part_info(struct arena *a, const struct hdr *h, bool digest, struct info *in)
 	in->attachment = s.p != NULL && str_istartswith(s, "attachment") &&
 	    (s.n == 10 || !token_char(s.p[10]));
 	in->cte = cte_of(hdr_value(a, h, "Content-Transfer-Encoding"));
+	in->flowed =
+	    str_ieqs(str_trim(charset_param(a, ct, "format")), "flowed");
+	in->delsp = str_ieqs(str_trim(charset_param(a, ct, "delsp")), "yes");
 }
 
 /* s with every CRLF turned into LF (s itself when it has no CR). */
@@ -151,12 +156,56 @@ crlf_to_lf(struct arena *a, struct str s)
 	return str_make(o, w);
 }
 
+/*
+ * Undo format=flowed (RFC 3676) the way git mailinfo does it
+ * (handle_filter_flowed), so that a patch mailed by a client that flows
+ * its text reads as git am reads it: a line ending in a space continues
+ * on the next (without that space when delsp=yes), a leading space is
+ * unstuffed, and the signature separator "-- " is kept as it is, after
+ * whatever partial line was pending (which git emits without its line
+ * end: the two are glued).
+ */
+static struct str
+unflow(struct arena *a, struct str s, bool delsp)
+{
+	char *o = arena_alloc(a, s.n + 1);
+	struct str rest = s, line;
+	size_t w = 0;
+
+	while (str_nextline(&rest, &line)) {
+		bool last = rest.n == 0 && (s.n == 0 || s.p[s.n - 1] != '\n');
+
+		if (str_eqs(line, "-- ")) {
+			/* mailinfo flushes the pending text without a line end,
+			 * then the separator line: they end up on one line. */
+			memcpy(o + w, "-- \n", 4);
+			w += 4;
+			continue;
+		}
+		if (line.n && line.p[0] == ' ')
+			line = str_skip(line, 1);
+		if (line.n && line.p[line.n - 1] == ' ') {
+			size_t k = line.n - (delsp ? 1 : 0);
+
+			memcpy(o + w, line.p, k);
+			w += k;
+			continue;
+		}
+		memcpy(o + w, line.p, line.n);
+		w += line.n;
+		if (!last)
+			o[w++] = '\n';
+	}
+	o[w] = '\0';
+	return str_make(o, w);
+}
+
 /* Decode one leaf and append it to the list. */
 static enum err
 add_leaf(struct walk *w, const struct info *in, const char *p, size_t n)
 {
 	struct mime_part *part;
-	struct str data = str_make(p, n);
+	struct str data = str_make(p, n), before = STR_NULL, raw = STR_NULL;
 	bool bad = false, fb = false;
 	enum err e;
 
@@ -178,6 +227,7 @@ add_leaf(struct walk *w, const struct info *in, const char *p, size_t n)
 	if (bad)
 		w->m->flags |= MIME_F_BROKEN;
 	if (strncmp(in->type, "text/", 5) == 0) {
+		before = data;
 		e = charset_to_utf8(
 		    w->a, in->charset, data.p, data.n, &data, &fb);
 		if (e != ERR_OK)
@@ -185,6 +235,16 @@ add_leaf(struct walk *w, const struct info *in, const char *p, size_t n)
 		if (fb)
 			w->m->flags |= MIME_F_CHARSET;
 		data = crlf_to_lf(w->a, data);
+		/* The sender's bytes, for the patch (see mime.h). */
+		raw = data.p == before.p || before.p == NULL
+		    ? data
+		    : crlf_to_lf(w->a, before);
+		if (in->flowed) {
+			bool same = raw.p == data.p;
+
+			data = unflow(w->a, data, in->delsp);
+			raw = same ? data : unflow(w->a, raw, in->delsp);
+		}
 	}
 	w->decoded += data.n;
 	if (w->decoded > LIMIT_DECODED_SIZE)
@@ -205,6 +265,7 @@ add_leaf(struct walk *w, const struct info *in, const char *p, size_t n)
 	part->attachment = in->attachment;
 	part->text = strncmp(in->type, "text/", 5) == 0;
 	part->data = data;
+	part->raw = part->text ? raw : data;
 	return ERR_OK;
 }
 
@@ -660,6 +721,7 @@ mime_parse(struct arena *a, const char *raw, size_t n, const struct hdr *h,
 	struct str ct, b;
 
 	memset(out, 0, sizeof(*out));
+	out->has_raw = true;
 	if (n > LIMIT_MAIL_SIZE)
 		return ERR_LIMIT;
 	part_info(a, h, false, &in);
