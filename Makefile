@@ -21,6 +21,11 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 LIB_SRC  := $(sort $(wildcard util/*.c parsers/*.c storage/*.c bot/*.c))
 LIB_SRC  := $(filter-out bot/main.c,$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The default mail templates are compiled in (bot/template.h), so the
+# binary works from any directory.
+TMPL_SRC := $(sort $(wildcard templates/mail/*.txt))
+TMPL_GEN := $(BUILD)/gen/templates.c
+LIB_OBJ  += $(BUILD)/gen/templates.o
 MAIN_OBJ := $(BUILD)/bot/main.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -40,6 +45,13 @@ all: $(BINARY) $(TEST_BIN) $(REPLAY_BIN)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(TMPL_GEN): $(TMPL_SRC) scripts/embed-templates
+	@mkdir -p $(dir $@)
+	scripts/embed-templates $(TMPL_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/templates.o: $(TMPL_GEN)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIBYARD): $(LIB_OBJ)
@@ -94,7 +106,9 @@ format:
 bench: all
 	@tests/bench/run $(abspath $(BINARY))
 
-demo: deps all
+# Sub-makes, so that the pkg-config flags are read after install-deps.
+demo: deps
+	@$(MAKE) -s all
 	@scripts/demo $(abspath $(BINARY))
 
 # libFuzzer builds of every target (clang); not part of check.

@@ -1,15 +1,458 @@
+/*
+ * The command line (DESIGN.md §12).  Exit status: 0 success, 1 failure,
+ * 2 usage; `ingest` exits 75 (EX_TEMPFAIL) when the mail should be
+ * retried by the MTA.
+ */
 #include "bot/cli.h"
 
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "bot/am.h"
+#include "bot/conf.h"
+#include "bot/import.h"
+#include "bot/ingest.h"
+#include "bot/outbox.h"
+#include "bot/show.h"
+#include "bot/workflow.h"
+#include "parsers/limits.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+#define EXIT_TEMPFAIL 75
+
+struct cli {
+	const char *config_path;
+	struct arena *a;
+	struct config conf;
+	struct store *st;
+	int argc;
+	char **argv;
+};
+
+static const char usage_text[] =
+    "usage: patchyard [-c bot.conf] [-v|-q] COMMAND [ARGS]\n"
+    "\n"
+    "  init                          create the database\n"
+    "  ingest [--project P] < MAIL   store one mail (exit 75: try again)\n"
+    "  import [--project P] [--mboxo] PATH...\n"
+    "                                mboxrd/mbox (.gz), Maildir, "
+    "public-inbox\n"
+    "  list [--state S] [--json]     contributions, newest first\n"
+    "  show [--json] REF             one contribution\n"
+    "  am REF                        the newest series as a git-am mbox\n"
+    "  stage REF [--series]          add to the unstable queue\n"
+    "  drop REF REASON [WORDS...]    drop (nacked, to-be-updated, ...)\n"
+    "  graduate REF                  move to the stable queue\n"
+    "  fold REF SLUG                 fold a fix-up into a staged patch\n"
+    "  state REF new|changes-requested|rejected\n"
+    "  withdraw REF                  drop as withdrawn\n"
+    "  send [--now]                  send the mail that is due\n"
+    "  rebuild | upstream            run one staging worker once\n";
+
+static int
+usage(void)
+{
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static enum err
+load(struct cli *c)
+{
+	return conf_load(c->a, conf_path(c->config_path), &c->conf);
+}
+
+static enum err
+open_db(struct cli *c, enum store_mode mode)
+{
+	return store_open(c->conf.database, mode, &c->st);
+}
+
+static int
+cmd_init(struct cli *c)
+{
+	if (c->argc != 1)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_CREATE) != ERR_OK)
+		return 1;
+	printf("patchyard: %s: database ready (schema %d)\n", c->conf.database,
+	    store_schema_version());
+	return 0;
+}
+
+/* Read all of stdin, at most max bytes; *truncated when there was more. */
+static enum err
+read_stdin(struct buf *b, size_t max, bool *truncated)
+{
+	char chunk[65536];
+	size_t r;
+
+	*truncated = false;
+	buf_init(b, 0);
+	while ((r = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
+		size_t room = max - b->n;
+
+		if (r > room) {
+			*truncated = true;
+			r = room;
+		}
+		if (buf_add(b, chunk, r) != ERR_OK)
+			return ERR_LIMIT;
+	}
+	if (ferror(stdin)) {
+		log_err("ingest: stdin: %s", strerror(errno));
+		return ERR_IO;
+	}
+	return ERR_OK;
+}
+
+static int
+ingest_one(
+    struct cli *c, const char *project, const struct buf *raw, bool truncated)
+{
+	struct ingest *in = ingest_new(c->st, &c->conf);
+	struct arena *a = arena_new();
+	struct mail_opts o;
+	struct mail m;
+	enum ingest_result res;
+	int64_t pid = 0;
+	enum err e;
+
+	ingest_mail_opts(in, &o);
+	mail_parse(a, buf_cstr(raw), raw->n, &o, &m);
+	if (truncated)
+		m.flags |= MAIL_F_TRUNCATED;
+	e = store_begin(c->st);
+	if (e == ERR_OK)
+		e = ingest_project(in, project, &m, &pid);
+	if (e == ERR_OK)
+		e = ingest_mail(in, buf_cstr(raw), raw->n, &m, pid, &res);
+	if (e == ERR_OK)
+		e = store_commit(c->st);
+	else
+		store_rollback(c->st);
+	arena_free(a);
+	ingest_free(in);
+	if (e == ERR_OK)
+		return 0;
+	log_err("ingest: %s: the mail is not stored", err_str(e));
+	return EXIT_TEMPFAIL;
+}
+
+static int
+cmd_ingest(struct cli *c)
+{
+	const char *project = NULL;
+	struct buf raw;
+	bool truncated;
+	int i, rc;
+
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--project") == 0 && i + 1 < c->argc)
+			project = c->argv[++i];
+		else
+			return usage();
+	}
+	/* A broken config or database is the operator's to fix; the MTA
+	 * keeps the mail meanwhile. */
+	if (load(c) != ERR_OK || open_db(c, STORE_CREATE) != ERR_OK)
+		return EXIT_TEMPFAIL;
+	if (read_stdin(&raw, LIMIT_MAIL_SIZE, &truncated) != ERR_OK) {
+		buf_free(&raw);
+		return EXIT_TEMPFAIL;
+	}
+	rc = ingest_one(c, project, &raw, truncated);
+	buf_free(&raw);
+	return rc;
+}
+
+static void
+print_stats(const struct ingest_stats *s, double secs)
+{
+	fprintf(stderr,
+	    "import: %zu mails in %.2f s: %zu stored, %zu second deliveries, "
+	    "%zu reusing a Message-ID; %zu patches, %zu cover letters, %zu "
+	    "replies, %zu other, %zu over a limit; %zu series, %zu linked to "
+	    "an older version\n",
+	    s->seen, secs, s->stored, s->duplicates, s->dupids, s->patches,
+	    s->covers, s->replies, s->other + s->pulls + s->bots, s->overlimit,
+	    s->series, s->linked);
+}
+
+static int
+cmd_import(struct cli *c)
+{
+	struct import_opts o;
+	struct ingest *in;
+	double t0 = time_mono();
+	int i, npaths = 0, rc = 0;
+
+	memset(&o, 0, sizeof(o));
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--project") == 0 && i + 1 < c->argc)
+			o.project = c->argv[++i];
+		else if (strcmp(c->argv[i], "--mboxo") == 0)
+			o.mboxo = true;
+		else if (c->argv[i][0] == '-')
+			return usage();
+		else
+			c->argv[npaths++] = c->argv[i];
+	}
+	if (npaths == 0)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_CREATE) != ERR_OK)
+		return 1;
+	o.progress = isatty(STDERR_FILENO);
+	if (store_set_sync(c->st, STORE_SYNC_NORMAL) != ERR_OK ||
+	    store_bulk(c->st, true) != ERR_OK)
+		return 1;
+	in = ingest_new(c->st, &c->conf);
+	for (i = 0; i < npaths && rc == 0; i++) {
+		enum err e = import_path(in, c->st, c->argv[i], &o);
+
+		if (e != ERR_OK) {
+			log_err("import: %s: %s", c->argv[i], err_str(e));
+			rc = 1;
+		}
+	}
+	if (store_bulk(c->st, false) != ERR_OK)
+		rc = 1;
+	if (log_get_level() >= LOG_WARN || o.progress)
+		print_stats(ingest_stats(in), time_mono() - t0);
+	ingest_free(in);
+	return rc;
+}
+
+static int
+cmd_list(struct cli *c)
+{
+	const char *state = NULL;
+	bool json = false;
+	int i;
+
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--json") == 0)
+			json = true;
+		else if (strcmp(c->argv[i], "--state") == 0 && i + 1 < c->argc)
+			state = c->argv[++i];
+		else
+			return usage();
+	}
+	if (load(c) != ERR_OK || open_db(c, STORE_RO) != ERR_OK)
+		return 1;
+	return show_list(c->st, state, json);
+}
+
+static int
+cmd_show(struct cli *c)
+{
+	const char *ref = NULL;
+	bool json = false;
+	int i;
+
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--json") == 0)
+			json = true;
+		else if (ref == NULL)
+			ref = c->argv[i];
+		else
+			return usage();
+	}
+	if (ref == NULL)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_RO) != ERR_OK)
+		return 1;
+	return show_one(c->st, ref, json);
+}
+
+static int
+cmd_am(struct cli *c)
+{
+	if (c->argc != 2)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_RO) != ERR_OK)
+		return 1;
+	return am_write(c->st, &c->conf, c->argv[1], stdout);
+}
+
+/* The local user, as the actor of terminal commands. */
+static const char *
+local_user(void)
+{
+	const char *u = getenv("USER");
+	struct passwd *pw;
+
+	if (u && *u)
+		return u;
+	pw = getpwuid(getuid());
+	return pw ? pw->pw_name : "operator";
+}
+
+/*
+ * stage, drop, graduate, fold, state, withdraw: the mail commands from
+ * the terminal.  The words after REF are read as the command line a
+ * maintainer would mail, so both paths share the parser and its checks.
+ */
+static int
+cmd_verb(struct cli *c)
+{
+	struct buf line = BUF_INIT, msg = BUF_INIT;
+	struct command *cmds = NULL;
+	struct workflow *w = NULL;
+	size_t ncmds = 0;
+	int64_t cid, sid, pid;
+	int i, rc = 1;
+	enum err e;
+
+	if (c->argc < 2)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	buf_addf(&line, "%s %s", c->conf.command_prefix, c->argv[0]);
+	for (i = 2; i < c->argc; i++)
+		buf_addf(&line, " %s",
+		    strcmp(c->argv[i], "--series") == 0 ? "series"
+		                                        : c->argv[i]);
+	buf_addc(&line, '\n');
+	command_parse(
+	    c->a, buf_str(&line), c->conf.command_prefix, &cmds, &ncmds);
+	if (ncmds != 1 || cmds[0].verb == CMD_BAD) {
+		fprintf(stderr, "patchyard: %s\n",
+		    ncmds && cmds[0].error ? cmds[0].error : "bad arguments");
+		rc = 2;
+		goto out;
+	}
+	if ((e = store_begin(c->st)) != ERR_OK)
+		goto out;
+	e = show_resolve(c->st, c->argv[1], &cid, &sid, &pid);
+	if (e == ERR_OK) {
+		w = workflow_new(c->st, &c->conf);
+		e = workflow_local(
+		    w, &cmds[0], cid, sid, pid, local_user(), &msg);
+	}
+	if (e == ERR_OK && (e = store_commit(c->st)) == ERR_OK) {
+		printf("%s\n", buf_cstr(&msg));
+		rc = 0;
+	} else {
+		store_rollback(c->st);
+		if (e == ERR_NOTFOUND)
+			fprintf(stderr, "patchyard: %s: no such contribution\n",
+			    c->argv[1]);
+		else if (msg.n)
+			fprintf(
+			    stderr, "patchyard: refused: %s\n", buf_cstr(&msg));
+		rc = e == ERR_USAGE ? 2 : 1;
+	}
+out:
+	workflow_free(w);
+	buf_free(&line);
+	buf_free(&msg);
+	return rc;
+}
+
+static int
+cmd_send(struct cli *c)
+{
+	unsigned sent, failed, waiting;
+	bool now = false;
+	enum err e;
+	int i;
+
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--now") == 0)
+			now = true;
+		else
+			return usage();
+	}
+	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	e = outbox_send(c->st, &c->conf, now, &sent, &failed, &waiting);
+	if (sent + failed + waiting)
+		fprintf(stderr, "send: %u sent, %u failed, %u waiting\n", sent,
+		    failed, waiting);
+	return e == ERR_OK ? 0 : 1;
+}
+
+/* rebuild and upstream: the staging workers.  A project without a
+ * staging repository has nothing to build. */
+static int
+cmd_worker(struct cli *c)
+{
+	if (c->argc != 1)
+		return usage();
+	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	return 0;
+}
+
+static const struct subcommand {
+	const char *name;
+	int (*fn)(struct cli *);
+} commands[] = {
+	{ "init", cmd_init },
+	{ "ingest", cmd_ingest },
+	{ "import", cmd_import },
+	{ "list", cmd_list },
+	{ "show", cmd_show },
+	{ "am", cmd_am },
+	{ "stage", cmd_verb },
+	{ "drop", cmd_verb },
+	{ "graduate", cmd_verb },
+	{ "fold", cmd_verb },
+	{ "state", cmd_verb },
+	{ "withdraw", cmd_verb },
+	{ "send", cmd_send },
+	{ "rebuild", cmd_worker },
+	{ "upstream", cmd_worker },
+};
 
 int
 cli_main(int argc, char **argv)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: patchyard [-c bot.conf] COMMAND ...\n");
-		return 2;
+	struct cli c;
+	size_t k;
+	int i, rc;
+
+	/* A relay or client that hangs up must not kill the process: the
+	 * write fails and the error is handled where it happens. */
+	signal(SIGPIPE, SIG_IGN);
+	memset(&c, 0, sizeof(c));
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+			c.config_path = argv[++i];
+		else if (strcmp(argv[i], "-v") == 0)
+			log_set_level(log_get_level() < LOG_DEBUG
+			        ? log_get_level() + 1
+			        : LOG_DEBUG);
+		else if (strcmp(argv[i], "-q") == 0)
+			log_set_level(LOG_ERR);
+		else if (strcmp(argv[i], "-h") == 0 ||
+		    strcmp(argv[i], "--help") == 0) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else
+			return usage();
 	}
-	fprintf(stderr, "patchyard: unknown command '%s'\n", argv[1]);
-	return 2;
+	if (i >= argc)
+		return usage();
+	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
+		if (strcmp(argv[i], commands[k].name) != 0)
+			continue;
+		c.a = arena_new();
+		c.argc = argc - i;
+		c.argv = argv + i;
+		rc = commands[k].fn(&c);
+		store_close(c.st);
+		arena_free(c.a);
+		return rc;
+	}
+	fprintf(stderr, "patchyard: '%s' is not a command\n", argv[i]);
+	return usage();
 }

@@ -13,7 +13,11 @@
 
 #include "util/err.h"
 
-enum source_kind { SOURCE_MBOX, SOURCE_MAILDIR, SOURCE_PUBINBOX };
+enum source_kind {
+	SOURCE_MBOX,
+	SOURCE_MAILDIR,
+	SOURCE_PUBINBOX
+};
 
 enum source_flag {
 	SOURCE_MBOXO = 1 << 0, /* mboxo: ">From " is not un-escaped */
@@ -25,8 +29,9 @@ struct source_mail {
 	const char *raw; /* valid until the next source_next() or free */
 	size_t n;
 	/* Where the next mail starts: store it with the mail's ingest, give
-	 * it to source_seek() to resume after this mail. */
-	char pos[128];
+	 * it to source_seek() to resume after this mail.  256 bytes hold a
+	 * Maildir file name (NAME_MAX). */
+	char pos[256];
 };
 
 /*

@@ -1,8 +1,10 @@
 /*
  * Command lines in a reply (DESIGN.md §5): a line of its own, outside
  * quoted text and before the signature, starting with the prefix
- * (default "#yard").  Unknown verbs and bad arguments are kept as errors
- * for the transcript.
+ * (default "#yard") followed by a blank or the end of the line.  Unknown
+ * verbs and bad arguments are kept as errors for the transcript.
+ * Canonical forms: verbs, drop reasons, states and check states lower
+ * case; a fold slug lower case without ".patch".
  */
 #ifndef PARSERS_COMMAND_H
 #define PARSERS_COMMAND_H
@@ -40,7 +42,9 @@ struct command {
 enum err command_parse(struct arena *a, struct str text, const char *prefix,
     struct command **out, size_t *n);
 
-/* Drop reasons of DESIGN.md §3, for validation and help. */
+/* Drop reasons a command may give, NULL-terminated, for validation and
+ * help: those of DESIGN.md §3 but "folded" (set by fold) and "conflict"
+ * (set by the stager's on-conflict policy). */
 extern const char *const command_drop_reasons[];
 
 #endif

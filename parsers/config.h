@@ -9,6 +9,12 @@
  * key alone means true, '#' and ';' start comments outside quotes,
  * double-quoted parts with \" \\ \n \t \b escapes, a trailing backslash
  * continues the line, values trimmed outside quotes.
+ *
+ * Stricter than git: a single-valued key given twice is an error (git
+ * takes the last), only maintainer.path repeats; an empty value is an
+ * error; booleans are yes/no/on/off/true/false/1/0 and enum values are
+ * matched ASCII case-insensitively; string values may hold no control
+ * characters (test.command excepted).  man/bot.conf.5 has every key.
  */
 #ifndef PARSERS_CONFIG_H
 #define PARSERS_CONFIG_H
@@ -76,10 +82,10 @@ struct conf_ci {
 
 struct conf_source {
 	const char *name;
-	const char *imap; /* imap:// or imaps:// URL, or NULL */
+	const char *imap; /* imap:// or imaps:// URL, required */
 	const char *password_file;
 	const char *ca_file;
-	const char *pin_sha256;
+	const char *pin_sha256; /* 64 lower-case hex digits, no colons */
 	const char *project; /* NULL: by the mail's headers */
 };
 
@@ -105,12 +111,12 @@ struct config {
 	const char *smtp_url; /* NULL: mail is queued, never sent */
 	enum conf_tls smtp_starttls; /* default required */
 	const char *smtp_ca_file;
-	const char *smtp_pin_sha256;
+	const char *smtp_pin_sha256; /* as source pin_sha256 */
 	const char *smtp_user;
 	const char *smtp_password_file;
 	enum conf_conflict stage_on_conflict; /* default keep */
 	const char *test_command; /* NULL: no tests */
-	int test_timeout; /* seconds, default 600 */
+	int test_timeout; /* seconds, 1 to 604800, default 600 */
 	enum conf_test_mode test_mode; /* default stack */
 	enum conf_failure test_on_failure; /* default report */
 };

@@ -36,12 +36,14 @@ enum err hdr_split(struct arena *a, const char *raw, size_t n, struct hdr *out);
 /* The first (topmost) field called name, ASCII case-insensitive, or NULL. */
 const struct hdr_field *hdr_get(const struct hdr *h, const char *name);
 
-/* The value of the first field called name, unfolded; STR_NULL if none. */
+/* The value of the first field called name, unfolded (as hdr_unfold);
+ * STR_NULL if none. */
 struct str hdr_value(struct arena *a, const struct hdr *h, const char *name);
 
 /*
  * Unfold a raw value: every CR, LF and following run of blanks becomes one
- * space, NUL becomes a space, and the result is trimmed.  Capped at
+ * space, NUL becomes a space, and the result is trimmed: a NUL-terminated
+ * copy in the arena (an empty value has .n == 0, never .p == NULL).  Capped at
  * LIMIT_FIELD_SIZE (longer values are cut, and that is all the caller
  * needs: callers that care check the raw length against the limit).
  */

@@ -2,9 +2,12 @@
  * The body of a mail as a list of leaf parts, decoded (base64,
  * quoted-printable) and, for text, converted to UTF-8 with LF line ends.
  *
- * A single-part text/plain mail in 7bit/8bit/binary (most list mail) is
- * handled without libetpan, straight from the raw bytes; everything else
- * goes through libetpan's MIME parser.
+ * A mail that is not multipart (most list mail: a single text/plain part)
+ * is handled without libetpan, straight from the raw bytes; a multipart
+ * one goes through libetpan's MIME parser.  Views in the result (data,
+ * when nothing had to be decoded) may point into the raw mail, which must
+ * outlive the result, as it must for struct hdr, and are not always
+ * NUL-terminated.
  */
 #ifndef PARSERS_MIME_H
 #define PARSERS_MIME_H
@@ -28,7 +31,7 @@ struct mime_part {
 	const char *charset; /* lower case as declared, or NULL */
 	const char *filename; /* decoded (RFC 2047/2231), or NULL */
 	bool attachment; /* Content-Disposition: attachment */
-	bool text; /* text/plain, text/x-patch, text/x-diff, and other text/* */
+	bool text; /* text/plain, text/x-patch, text/x-diff, any text/ type */
 	struct str data; /* text: UTF-8, LF only; else the decoded bytes */
 };
 

@@ -20,15 +20,21 @@ struct trailer {
 };
 
 enum trailer_mode {
-	TRAILER_BLOCK, /* a commit message: only its last paragraph */
-	TRAILER_REPLY /* a reply: any unquoted line, as b4 collects them */
+	TRAILER_BLOCK, /* a commit message body (after the subject, as
+	                  patch.message): its trailer block, as git finds it */
+	TRAILER_REPLY /* a reply: any unquoted line, as b4 collects them;
+	                 only "-by" names and Fixes (b4 ignores Cc, URLs) */
 };
 
-/* Trailers of text (UTF-8, LF ends) in order; at most LIMIT_TRAILERS. */
+/*
+ * Trailers of text (UTF-8, LF ends) in order.  ERR_LIMIT (and none) when
+ * there are more than LIMIT_TRAILERS.  Person trailers ("-by", Cc) need
+ * an address (addr_parse, with a dot in the domain); others are skipped.
+ */
 enum err trailer_parse(struct arena *a, struct str text, enum trailer_mode m,
     struct trailer **out, size_t *n);
 
-/* "Reviewed-by: Name <a@b>" into out. */
+/* "Reviewed-by: Name <a@b>" (name and value as kept) appended to out. */
 enum err trailer_format(struct buf *out, const struct trailer *t);
 
 /* Same name (case-insensitive) and same value (person: same address). */

@@ -1,0 +1,22 @@
+/* `patchyard am`: a series as an mbox ready for `git am`, with the
+ * trailers collected from replies added after the existing ones. */
+#ifndef BOT_AM_H
+#define BOT_AM_H
+
+#include <stdio.h>
+
+#include "parsers/config.h"
+#include "storage/store.h"
+#include "storage/store_read.h"
+#include "util/buf.h"
+
+/* The mbox of one series into out. */
+enum err am_series(struct store *st, const struct config *conf,
+    const struct view_series *s, struct buf *out);
+
+/* REF's newest series (or, for a patch or cover Message-ID, its series)
+ * to f; returns the exit status. */
+int am_write(
+    struct store *st, const struct config *conf, const char *ref, FILE *f);
+
+#endif

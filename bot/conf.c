@@ -1,0 +1,132 @@
+#include "bot/conf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/limits.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+const char *
+conf_path(const char *path)
+{
+	const char *env;
+
+	if (path)
+		return path;
+	env = getenv("PATCHYARD_CONFIG");
+	if (env && *env)
+		return env;
+	return "/etc/patchyard/bot.conf";
+}
+
+static enum err
+read_all(const char *path, struct buf *b)
+{
+	FILE *f = fopen(path, "rb");
+	char chunk[65536];
+	size_t r;
+	enum err e = ERR_OK;
+
+	if (f == NULL) {
+		fprintf(stderr, "patchyard: %s: %s\n", path, strerror(errno));
+		return ERR_CONFIG;
+	}
+	buf_init(b, LIMIT_CONFIG_SIZE);
+	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if ((e = buf_add(b, chunk, r)) != ERR_OK) {
+			fprintf(stderr, "patchyard: %s: larger than %u bytes\n",
+			    path, LIMIT_CONFIG_SIZE);
+			break;
+		}
+	}
+	if (e == ERR_OK && ferror(f)) {
+		fprintf(stderr, "patchyard: %s: %s\n", path, strerror(errno));
+		e = ERR_IO;
+	}
+	fclose(f);
+	return e == ERR_OK ? ERR_OK : ERR_CONFIG;
+}
+
+/* A relative path in the config means relative to the config's folder. */
+static const char *
+rebase(struct arena *a, const char *dir, const char *p)
+{
+	size_t dn, pn;
+	char *out;
+
+	if (p == NULL || p[0] == '/' || dir == NULL || strstr(p, "://"))
+		return p;
+	dn = strlen(dir);
+	pn = strlen(p);
+	out = arena_alloc(a, dn + pn + 2);
+	memcpy(out, dir, dn);
+	out[dn] = '/';
+	memcpy(out + dn + 1, p, pn + 1);
+	return out;
+}
+
+static void
+rebase_all(struct arena *a, const char *path, struct config *c)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dir =
+	    slash ? arena_strndup(a, path, (size_t)(slash - path)) : NULL;
+	size_t i;
+
+	if (slash == path)
+		dir = "";
+	c->database = rebase(a, dir, c->database);
+	c->templates = rebase(a, dir, c->templates);
+	c->smtp_password_file = rebase(a, dir, c->smtp_password_file);
+	c->smtp_ca_file = rebase(a, dir, c->smtp_ca_file);
+	for (i = 0; i < c->nprojects; i++) {
+		struct conf_project *p = &c->projects[i];
+
+		p->staging = rebase(a, dir, p->staging);
+		if (p->upstream && p->upstream[0] != '/' &&
+		    !strstr(p->upstream, "://") && !strchr(p->upstream, '@'))
+			p->upstream = rebase(a, dir, p->upstream);
+		if (p->push && p->push[0] != '/' && !strstr(p->push, "://") &&
+		    !strchr(p->push, '@'))
+			p->push = rebase(a, dir, p->push);
+	}
+	for (i = 0; i < c->nsources; i++) {
+		c->sources[i].password_file =
+		    rebase(a, dir, c->sources[i].password_file);
+		c->sources[i].ca_file = rebase(a, dir, c->sources[i].ca_file);
+	}
+}
+
+enum err
+conf_load(struct arena *a, const char *path, struct config *c)
+{
+	struct buf b = BUF_INIT;
+	struct config_error *errs = NULL;
+	size_t nerrs = 0, i;
+	enum err e;
+
+	if ((e = read_all(path, &b)) != ERR_OK) {
+		buf_free(&b);
+		return e;
+	}
+	e = config_parse(a, path, buf_cstr(&b), b.n, c, &errs, &nerrs);
+	buf_free(&b);
+	if (e != ERR_OK) {
+		for (i = 0; i < nerrs; i++) {
+			if (errs[i].line > 0)
+				fprintf(stderr, "%s:%d: %s\n", errs[i].file,
+				    errs[i].line, errs[i].msg);
+			else
+				fprintf(stderr, "%s: %s\n", errs[i].file,
+				    errs[i].msg);
+		}
+		if (nerrs == 0)
+			fprintf(stderr, "%s: %s\n", path, err_str(e));
+		return ERR_CONFIG;
+	}
+	rebase_all(a, path, c);
+	return ERR_OK;
+}

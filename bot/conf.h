@@ -1,0 +1,20 @@
+/* Loading bot.conf: read the file, parse it, report every error. */
+#ifndef BOT_CONF_H
+#define BOT_CONF_H
+
+#include "parsers/config.h"
+#include "util/arena.h"
+
+/* The config file to use: path if given, else $PATCHYARD_CONFIG, else
+ * /etc/patchyard/bot.conf. */
+const char *conf_path(const char *path);
+
+/*
+ * Load path into *c (strings in the arena).  Every error is printed as
+ * "file:line: message" on stderr.  Relative paths in the file (the
+ * database, staging repositories, password files, the templates
+ * directory) are taken relative to the directory of the config file.
+ */
+enum err conf_load(struct arena *a, const char *path, struct config *c);
+
+#endif

@@ -1,0 +1,492 @@
+/*
+ * public-inbox v2 reader (see public-inbox-v2-format(5)).  An inbox keeps
+ * its mail in epochs, git/0.git, git/1.git ..., read here in numeric
+ * order; all.git only ties them together for cloning and is not read.
+ * Each commit of an epoch adds one mail as the blob "m" at the root of its
+ * tree; a commit holding "d" instead records a deletion and is skipped.
+ *
+ * An epoch's history is read oldest first along first parents: the order
+ * of libgit2's revwalk with GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE and
+ * first-parent simplification.  The walk is done by hand instead, from
+ * the head down the first parents into an array of commit ids that is
+ * then turned round, because a revwalk keeps about 750 bytes a commit
+ * (its nodes and the commits it parsed, measured on a 100,000-mail epoch)
+ * where the array needs 20, and lore's epochs hold up to a million mails.
+ *
+ * libgit2 also keeps every commit and tree it reads in a cache of the
+ * repository, up to 256 MB by default and with no call to empty it: the
+ * epoch is opened again every GP_REOPEN reads, which keeps the memory of
+ * an import small without touching the process-wide cache settings that
+ * the stager shares.
+ *
+ * The position is "<epoch>:<commit hex>" of the mail handed out last;
+ * resuming walks down only to that commit.  A position whose commit is
+ * not on the epoch's first-parent line (an inbox rewritten by
+ * public-inbox-purge, say) is refused.
+ */
+#include "bot/git_pubinbox.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <git2.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "parsers/limits.h"
+#include "util/ascii.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* Mails read between two openings of an epoch (about 1 KB of cache each). */
+#define GP_REOPEN 4096
+
+struct gp_epoch {
+	unsigned long num;
+	char *path;
+};
+
+struct git_pubinbox {
+	char *path;
+	size_t limit;
+	struct gp_epoch *epochs;
+	size_t nepochs, nalloc;
+	size_t ei; /* the epoch being read */
+	git_repository *repo; /* epochs[ei], once its walk is loaded */
+	size_t reads; /* commits read since repo was opened */
+	git_oid *oids; /* its commits, oldest first */
+	size_t noids, oalloc, oi;
+	git_oid hide; /* resume after this commit of epochs[ei] */
+	bool has_hide;
+	git_blob *blob; /* the mail handed out last */
+	enum err err; /* sticky: an epoch half read is not read again */
+	bool initialised;
+};
+
+static enum err
+gp_giterr(const struct git_pubinbox *p, const char *what)
+{
+	const git_error *ge = git_error_last();
+
+	log_err("source: %s: %s: %s", p->path, what,
+	    ge != NULL && ge->message != NULL ? ge->message : "libgit2 failed");
+	return ERR_GIT;
+}
+
+/* "N.git" with N decimal: *num = N. */
+static bool
+gp_epoch_name(const char *name, unsigned long *num)
+{
+	size_t i, n = strlen(name);
+	unsigned long v = 0;
+
+	if (n < 5 || n > 14 || strcmp(name + n - 4, ".git") != 0)
+		return false;
+	for (i = 0; i < n - 4; i++) {
+		if (!ascii_isdigit(name[i]))
+			return false;
+		v = v * 10 + (unsigned long)(name[i] - '0');
+	}
+	*num = v;
+	return true;
+}
+
+static void
+gp_add_epoch(struct git_pubinbox *p, unsigned long num, const char *path)
+{
+	p->epochs =
+	    xgrow(p->epochs, &p->nalloc, p->nepochs + 1, sizeof(*p->epochs));
+	p->epochs[p->nepochs].num = num;
+	p->epochs[p->nepochs].path = xstrdup(path);
+	p->nepochs++;
+}
+
+static int
+gp_cmp_epoch(const void *a, const void *b)
+{
+	unsigned long x = ((const struct gp_epoch *)a)->num;
+	unsigned long y = ((const struct gp_epoch *)b)->num;
+
+	return (x > y) - (x < y);
+}
+
+static enum err
+gp_list_epochs(struct git_pubinbox *p, const char *gitdir)
+{
+	char path[4096];
+	struct dirent *de;
+	unsigned long num;
+	DIR *d;
+	int r;
+
+	d = opendir(gitdir);
+	if (d == NULL) {
+		log_err("source: %s: opendir: %s", gitdir, strerror(errno));
+		return ERR_IO;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (!gp_epoch_name(de->d_name, &num))
+			continue;
+		r = snprintf(path, sizeof(path), "%s/%s", gitdir, de->d_name);
+		if (r < 0 || (size_t)r >= sizeof(path)) {
+			closedir(d);
+			log_err("source: %s: path too long", gitdir);
+			return ERR_INVAL;
+		}
+		gp_add_epoch(p, num, path);
+	}
+	closedir(d);
+	if (p->nepochs == 0) {
+		log_err("source: %s: no epochs (N.git) in git/", p->path);
+		return ERR_INVAL;
+	}
+	qsort(p->epochs, p->nepochs, sizeof(*p->epochs), gp_cmp_epoch);
+	return ERR_OK;
+}
+
+/* The epochs of an inbox, or the one epoch path is. */
+static enum err
+gp_find_epochs(struct git_pubinbox *p)
+{
+	char gitdir[4096];
+	const char *base;
+	unsigned long num = 0;
+	struct stat st;
+	int r;
+
+	r = snprintf(gitdir, sizeof(gitdir), "%s/git", p->path);
+	if (r < 0 || (size_t)r >= sizeof(gitdir)) {
+		log_err("source: %s: path too long", p->path);
+		return ERR_INVAL;
+	}
+	if (stat(gitdir, &st) == 0 && S_ISDIR(st.st_mode))
+		return gp_list_epochs(p, gitdir);
+	base = strrchr(p->path, '/');
+	base = base != NULL ? base + 1 : p->path;
+	if (!gp_epoch_name(base, &num))
+		num = 0;
+	gp_add_epoch(p, num, p->path);
+	return ERR_OK;
+}
+
+static void
+gp_close_epoch(struct git_pubinbox *p)
+{
+	git_blob_free(p->blob);
+	p->blob = NULL;
+	git_repository_free(p->repo);
+	p->repo = NULL;
+	p->noids = p->oi = 0;
+}
+
+static enum err
+gp_open_repo(struct git_pubinbox *p, size_t ei, git_repository **repo)
+{
+	if (git_repository_open_ext(repo, p->epochs[ei].path,
+	        GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE,
+	        NULL) != 0)
+		return gp_giterr(p, p->epochs[ei].path);
+	return ERR_OK;
+}
+
+/* Open epochs[ei] again, dropping what libgit2 cached. */
+static enum err
+gp_reopen(struct git_pubinbox *p)
+{
+	git_blob_free(p->blob);
+	p->blob = NULL;
+	git_repository_free(p->repo);
+	p->repo = NULL;
+	p->reads = 0;
+	return gp_open_repo(p, p->ei, &p->repo);
+}
+
+/* The first parent of commit oid into *parent; false for a root. */
+static enum err
+gp_parent(
+    struct git_pubinbox *p, const git_oid *oid, git_oid *parent, bool *root)
+{
+	git_commit *c = NULL;
+	enum err e;
+
+	if (++p->reads > GP_REOPEN && (e = gp_reopen(p)) != ERR_OK)
+		return e;
+	if (git_commit_lookup(&c, p->repo, oid) != 0)
+		return gp_giterr(p, "commit");
+	*root = git_commit_parentcount(c) == 0;
+	if (!*root)
+		git_oid_cpy(parent, git_commit_parent_id(c, 0));
+	git_commit_free(c);
+	return ERR_OK;
+}
+
+/*
+ * Walk epochs[ei] from its head down the first parents into p->oids, up
+ * to p->hide when set (ERR_INVAL when the walk never meets it), then turn
+ * the array round: oldest first.
+ */
+static enum err
+gp_walk(struct git_pubinbox *p)
+{
+	git_oid oid;
+	bool root;
+	enum err e;
+	int r;
+
+	r = git_reference_name_to_id(&oid, p->repo, "HEAD");
+	if (r == GIT_EUNBORNBRANCH || r == GIT_ENOTFOUND)
+		return p->has_hide ? ERR_INVAL : ERR_OK; /* no commits yet */
+	if (r != 0)
+		return gp_giterr(p, "HEAD");
+	for (;;) {
+		if (p->has_hide && git_oid_equal(&oid, &p->hide))
+			return ERR_OK;
+		p->oids =
+		    xgrow(p->oids, &p->oalloc, p->noids + 1, sizeof(*p->oids));
+		git_oid_cpy(&p->oids[p->noids++], &oid);
+		e = gp_parent(p, &oid, &oid, &root);
+		if (e != ERR_OK)
+			return e;
+		if (root)
+			return p->has_hide ? ERR_INVAL : ERR_OK;
+	}
+}
+
+static enum err
+gp_load(struct git_pubinbox *p)
+{
+	git_oid tmp;
+	size_t i;
+	enum err e;
+
+	e = gp_open_repo(p, p->ei, &p->repo);
+	if (e == ERR_OK)
+		e = gp_walk(p);
+	p->has_hide = false;
+	if (e != ERR_OK)
+		return e;
+	for (i = 0; i < p->noids / 2; i++) {
+		tmp = p->oids[i];
+		p->oids[i] = p->oids[p->noids - 1 - i];
+		p->oids[p->noids - 1 - i] = tmp;
+	}
+	return gp_reopen(p);
+}
+
+/*
+ * The mail of one commit into p->blob; ERR_NOTFOUND for a commit that
+ * holds none (a deletion, or not a v2 commit at all).
+ */
+static enum err
+gp_read_commit(struct git_pubinbox *p, const git_oid *oid)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	const git_tree_entry *te;
+	enum err e = ERR_NOTFOUND;
+
+	if (git_commit_lookup(&c, p->repo, oid) != 0 ||
+	    git_commit_tree(&t, c) != 0) {
+		e = gp_giterr(p, "commit");
+		goto out;
+	}
+	te = git_tree_entry_byname(t, "m");
+	if (te == NULL || git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		if (git_tree_entry_byname(t, "d") == NULL)
+			log_debug("source: %s: commit %s holds no mail",
+			    p->path, git_oid_tostr_s(oid));
+		goto out;
+	}
+	if (git_blob_lookup(&p->blob, p->repo, git_tree_entry_id(te)) != 0) {
+		e = gp_giterr(p, "blob");
+		goto out;
+	}
+	e = ERR_OK;
+out:
+	git_tree_free(t);
+	git_commit_free(c);
+	return e;
+}
+
+static enum err
+gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
+{
+	git_object_size_t size;
+	char hex[GIT_OID_HEXSZ + 1];
+	const git_oid *oid;
+	enum err e;
+	int r;
+
+	git_blob_free(p->blob);
+	p->blob = NULL;
+	for (;;) {
+		if (p->ei == p->nepochs)
+			return ERR_NOTFOUND;
+		if (p->repo == NULL) {
+			e = gp_load(p);
+			if (e != ERR_OK)
+				return e;
+		}
+		if (p->oi == p->noids) {
+			gp_close_epoch(p);
+			p->ei++;
+			continue;
+		}
+		if (++p->reads > GP_REOPEN && (e = gp_reopen(p)) != ERR_OK)
+			return e;
+		oid = &p->oids[p->oi++];
+		e = gp_read_commit(p, oid);
+		if (e == ERR_NOTFOUND)
+			continue;
+		if (e != ERR_OK)
+			return e;
+		break;
+	}
+	size = git_blob_rawsize(p->blob);
+	*truncated = size > p->limit;
+	m->raw = git_blob_rawcontent(p->blob);
+	if (m->raw == NULL)
+		m->raw = "";
+	m->n = *truncated ? p->limit : (size_t)size;
+	git_oid_tostr(hex, sizeof(hex), oid);
+	r = snprintf(
+	    m->pos, sizeof(m->pos), "%lu:%s", p->epochs[p->ei].num, hex);
+	if (r < 0 || (size_t)r >= sizeof(m->pos))
+		return ERR_INTERNAL;
+	return ERR_OK;
+}
+
+enum err
+git_pubinbox_next(
+    struct git_pubinbox *p, struct source_mail *m, bool *truncated)
+{
+	enum err e;
+
+	if (p->err != ERR_OK)
+		return p->err;
+	e = gp_next(p, m, truncated);
+	if (e != ERR_OK && e != ERR_NOTFOUND)
+		p->err = e;
+	return e;
+}
+
+/* "<epoch>:<40 hex>" into the epoch's index and the commit id. */
+static bool
+gp_parse_pos(
+    const struct git_pubinbox *p, const char *pos, size_t *ei, git_oid *oid)
+{
+	const char *colon = strchr(pos, ':');
+	unsigned long num = 0;
+	const char *c;
+	size_t i;
+
+	if (colon == NULL || colon == pos || colon - pos > 9 ||
+	    strlen(colon + 1) != GIT_OID_HEXSZ)
+		return false;
+	for (c = pos; c < colon; c++) {
+		if (!ascii_isdigit(*c))
+			return false;
+		num = num * 10 + (unsigned long)(*c - '0');
+	}
+	for (c = colon + 1; *c != '\0'; c++)
+		if (ascii_hexval(*c) < 0)
+			return false;
+	if (git_oid_fromstr(oid, colon + 1) != 0)
+		return false;
+	for (i = 0; i < p->nepochs; i++) {
+		if (p->epochs[i].num == num) {
+			*ei = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Walking the epoch right away both checks the position (its commit must
+ * be on the first-parent line of the epoch's head) and prepares next().
+ */
+enum err
+git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
+{
+	size_t ei;
+	git_oid oid;
+	enum err e;
+
+	gp_close_epoch(p);
+	p->ei = p->nepochs; /* at the end until the position proves good */
+	p->err = ERR_OK;
+	if (!gp_parse_pos(p, pos, &ei, &oid)) {
+		log_err("source: %s: position %.80s is not one of this inbox",
+		    p->path, pos);
+		return ERR_INVAL;
+	}
+	p->ei = ei;
+	git_oid_cpy(&p->hide, &oid);
+	p->has_hide = true;
+	e = gp_load(p);
+	if (e == ERR_INVAL)
+		log_err("source: %s: position %.80s is not in epoch %lu's "
+		        "history",
+		    p->path, pos, p->epochs[ei].num);
+	if (e != ERR_OK) {
+		gp_close_epoch(p);
+		p->ei = p->nepochs;
+	}
+	return e;
+}
+
+double
+git_pubinbox_progress(const struct git_pubinbox *p)
+{
+	double in = 0;
+
+	if (p->nepochs == 0 || p->ei >= p->nepochs)
+		return 1.0;
+	if (p->repo != NULL && p->noids > 0)
+		in = (double)p->oi / (double)p->noids;
+	return ((double)p->ei + in) / (double)p->nepochs;
+}
+
+enum err
+git_pubinbox_open(const char *path, size_t limit, struct git_pubinbox **out)
+{
+	struct git_pubinbox *p = xcalloc(1, sizeof(*p));
+	enum err e;
+
+	if (git_libgit2_init() < 0) {
+		free(p);
+		log_err("source: %s: libgit2 failed to initialise", path);
+		return ERR_GIT;
+	}
+	p->initialised = true;
+	p->path = xstrdup(path);
+	p->limit = limit ? limit : LIMIT_MAIL_SIZE;
+	e = gp_find_epochs(p);
+	if (e != ERR_OK) {
+		git_pubinbox_free(p);
+		return e;
+	}
+	*out = p;
+	return ERR_OK;
+}
+
+void
+git_pubinbox_free(struct git_pubinbox *p)
+{
+	size_t i;
+
+	if (p == NULL)
+		return;
+	gp_close_epoch(p);
+	for (i = 0; i < p->nepochs; i++)
+		free(p->epochs[i].path);
+	free(p->epochs);
+	free(p->oids);
+	free(p->path);
+	if (p->initialised)
+		git_libgit2_shutdown();
+	free(p);
+}

@@ -1,0 +1,29 @@
+/*
+ * public-inbox v2 archives for import: the epochs git/0.git, git/1.git ...
+ * (or one epoch repository given directly), each a bare git repository
+ * whose commits each add one mail as the blob "m" at the root.  The
+ * libgit2 side of bot/source.c.
+ */
+#ifndef BOT_GIT_PUBINBOX_H
+#define BOT_GIT_PUBINBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bot/source.h"
+#include "util/err.h"
+
+struct git_pubinbox;
+
+/* path: the inbox (holding git/N.git) or one epoch repository.  limit:
+ * the largest mail handed out; 0 for LIMIT_MAIL_SIZE. */
+enum err git_pubinbox_open(
+    const char *path, size_t limit, struct git_pubinbox **out);
+void git_pubinbox_free(struct git_pubinbox *p);
+/* pos: "<epoch>:<commit hex>", the commit of the mail last handed out. */
+enum err git_pubinbox_seek(struct git_pubinbox *p, const char *pos);
+enum err git_pubinbox_next(
+    struct git_pubinbox *p, struct source_mail *m, bool *truncated);
+double git_pubinbox_progress(const struct git_pubinbox *p);
+
+#endif

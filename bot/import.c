@@ -1,0 +1,292 @@
+#include "bot/import.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/source.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+/* Mails per transaction: enough that commits are rare, few enough that a
+ * crash repeats little work. */
+#define IMPORT_BATCH 1000
+/* Mails parsed ahead of the writer.  Bounds memory: each holds one raw
+ * mail (at most LIMIT_MAIL_SIZE, usually a few KB) and its parse. */
+#define QUEUE_LEN 64
+
+struct item {
+	char *raw;
+	size_t n, cap;
+	struct arena *a;
+	struct mail m;
+	char pos[sizeof(((struct source_mail *)0)->pos)];
+	bool truncated;
+};
+
+struct queue {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct item items[QUEUE_LEN];
+	size_t head, count; /* filled items, in order */
+	bool done; /* the reader has finished */
+	bool stop; /* the writer wants no more */
+	enum err err; /* the reader's error */
+	struct source *src;
+	struct mail_opts opts;
+};
+
+static void
+copy_raw(struct item *it, const struct source_mail *sm)
+{
+	if (it->cap < sm->n + 1) {
+		it->cap = sm->n + 1;
+		free(it->raw);
+		it->raw = xmalloc(it->cap);
+	}
+	memcpy(it->raw, sm->raw, sm->n);
+	it->raw[sm->n] = '\0';
+	it->n = sm->n;
+}
+
+static void *
+reader(void *arg)
+{
+	struct queue *q = arg;
+	size_t slot = 0;
+
+	for (;;) {
+		struct source_mail sm;
+		struct item *it;
+		bool truncated = false;
+		enum err e;
+
+		pthread_mutex_lock(&q->mu);
+		while (q->count == QUEUE_LEN && !q->stop)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->stop) {
+			pthread_mutex_unlock(&q->mu);
+			break;
+		}
+		slot = (q->head + q->count) % QUEUE_LEN;
+		pthread_mutex_unlock(&q->mu);
+
+		e = source_next(q->src, &sm, &truncated);
+		if (e != ERR_OK) {
+			pthread_mutex_lock(&q->mu);
+			q->done = true;
+			q->err = e == ERR_NOTFOUND ? ERR_OK : e;
+			pthread_cond_broadcast(&q->cv);
+			pthread_mutex_unlock(&q->mu);
+			break;
+		}
+		it = &q->items[slot];
+		copy_raw(it, &sm);
+		memcpy(it->pos, sm.pos, sizeof(it->pos));
+		it->truncated = truncated;
+		arena_reset(it->a);
+		mail_parse(it->a, it->raw, it->n, &q->opts, &it->m);
+		if (truncated)
+			it->m.flags |= MAIL_F_TRUNCATED;
+
+		pthread_mutex_lock(&q->mu);
+		q->count++;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+	}
+	return NULL;
+}
+
+static void
+progress(const struct source *src, size_t n, bool final)
+{
+	double f = source_progress(src);
+
+	if (f >= 0)
+		fprintf(stderr, "\rimport: %zu mails, %3.0f%%", n, f * 100);
+	else
+		fprintf(stderr, "\rimport: %zu mails", n);
+	if (final)
+		fputc('\n', stderr);
+}
+
+struct writer {
+	struct ingest *in;
+	struct store *st;
+	const struct import_opts *o;
+	const char *name;
+	int64_t project; /* the --project's id, resolved once */
+	unsigned batch;
+	size_t done, in_tx;
+	char last_pos[sizeof(((struct source_mail *)0)->pos)];
+};
+
+static enum err
+commit_batch(struct writer *w)
+{
+	enum err e = ERR_OK;
+
+	if (w->in_tx == 0)
+		return ERR_OK;
+	if (w->last_pos[0])
+		e = store_pos_set(w->st, w->name, w->last_pos);
+	if (e == ERR_OK)
+		e = store_commit(w->st);
+	w->in_tx = 0;
+	return e;
+}
+
+static enum err
+write_one(struct writer *w, struct item *it)
+{
+	enum ingest_result res;
+	int64_t project = w->project;
+	enum err e;
+
+	if (w->in_tx == 0 && (e = store_begin(w->st)) != ERR_OK)
+		return e;
+	w->in_tx++;
+	if (!w->o->project &&
+	    (e = ingest_project(w->in, NULL, &it->m, &project)) != ERR_OK)
+		return e;
+	e = ingest_mail(w->in, it->raw, it->n, &it->m, project, &res);
+	if (e != ERR_OK)
+		return e;
+	memcpy(w->last_pos, it->pos, sizeof(w->last_pos));
+	w->done++;
+	if (w->in_tx >= w->batch)
+		return commit_batch(w);
+	return ERR_OK;
+}
+
+static enum err
+drain(struct queue *q, struct writer *w)
+{
+	enum err e = ERR_OK;
+	double last = 0;
+
+	for (;;) {
+		struct item *it;
+
+		pthread_mutex_lock(&q->mu);
+		while (q->count == 0 && !q->done)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->count == 0) {
+			pthread_mutex_unlock(&q->mu);
+			break;
+		}
+		it = &q->items[q->head];
+		pthread_mutex_unlock(&q->mu);
+
+		e = write_one(w, it);
+
+		pthread_mutex_lock(&q->mu);
+		q->head = (q->head + 1) % QUEUE_LEN;
+		q->count--;
+		if (e != ERR_OK)
+			q->stop = true;
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+		if (e != ERR_OK)
+			break;
+		if (w->o->progress && time_mono() - last > 0.2) {
+			last = time_mono();
+			progress(q->src, w->done, false);
+		}
+	}
+	if (e == ERR_OK)
+		e = commit_batch(w);
+	else
+		store_rollback(w->st);
+	return e;
+}
+
+static enum err
+resume(struct store *st, struct source *src, const char *name)
+{
+	char *pos = NULL;
+	enum err e = store_pos_get(st, name, &pos);
+
+	if (e == ERR_NOTFOUND)
+		return ERR_OK;
+	if (e != ERR_OK)
+		return e;
+	if (source_seek(src, pos) != ERR_OK) {
+		/* The file changed under that name: read it from the start;
+		 * Message-IDs and hashes keep that idempotent. */
+		log_warn("import: %s: position %s is stale, reading from the "
+		         "start",
+		    name, pos);
+		source_free(src);
+		free(pos);
+		return ERR_INVAL;
+	}
+	free(pos);
+	return ERR_OK;
+}
+
+static enum err
+open_source(struct store *st, const char *path, const struct import_opts *o,
+    struct source **src)
+{
+	unsigned flags = o->mboxo ? SOURCE_MBOXO : 0;
+	enum err e;
+
+	if ((e = source_open(path, flags, src)) != ERR_OK)
+		return e;
+	e = resume(st, *src, source_name(*src));
+	if (e == ERR_INVAL)
+		e = source_open(path, flags, src);
+	if (e != ERR_OK)
+		*src = NULL;
+	return e;
+}
+
+enum err
+import_path(struct ingest *in, struct store *st, const char *path,
+    const struct import_opts *o)
+{
+	struct queue q;
+	struct writer w;
+	pthread_t th;
+	size_t i;
+	enum err e;
+
+	memset(&q, 0, sizeof(q));
+	memset(&w, 0, sizeof(w));
+	if ((e = open_source(st, path, o, &q.src)) != ERR_OK)
+		return e;
+	w.in = in;
+	w.st = st;
+	w.o = o;
+	w.name = source_name(q.src);
+	w.batch = o->batch ? o->batch : IMPORT_BATCH;
+	if (o->project &&
+	    (e = ingest_project(in, o->project, NULL, &w.project)) != ERR_OK) {
+		source_free(q.src);
+		return e;
+	}
+	ingest_mail_opts(in, &q.opts);
+	for (i = 0; i < QUEUE_LEN; i++)
+		q.items[i].a = arena_new();
+	pthread_mutex_init(&q.mu, NULL);
+	pthread_cond_init(&q.cv, NULL);
+	if (pthread_create(&th, NULL, reader, &q) != 0)
+		fatal("import: cannot start the reading thread");
+	e = drain(&q, &w);
+	pthread_join(th, NULL);
+	if (e == ERR_OK)
+		e = q.err;
+	if (o->progress)
+		progress(q.src, w.done, true);
+	pthread_cond_destroy(&q.cv);
+	pthread_mutex_destroy(&q.mu);
+	for (i = 0; i < QUEUE_LEN; i++) {
+		arena_free(q.items[i].a);
+		free(q.items[i].raw);
+	}
+	source_free(q.src);
+	return e;
+}

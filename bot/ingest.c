@@ -1,0 +1,996 @@
+/*
+ * Ingest: a parsed mail becomes a message, and, by its kind, part of a
+ * series (patch, cover letter) or of the discussion of one (reply).
+ *
+ * Threading follows JWZ's rule of preferring References over In-Reply-To,
+ * without building the whole tree: a reply belongs to the nearest
+ * ancestor that is known and belongs to a series; when none has arrived
+ * yet, the reply waits in `pending` under each missing ancestor's id and
+ * is placed when one of them arrives.  Loops cannot form: a message only
+ * ever copies its place from a message stored before it.
+ */
+#include "bot/ingest.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/workflow.h"
+#include "parsers/addr.h"
+#include "parsers/slug.h"
+#include "parsers/subject.h"
+#include "storage/store_event.h"
+#include "storage/store_msg.h"
+#include "storage/store_patch.h"
+#include "storage/store_series.h"
+#include "util/ascii.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+/* Patches of one series posted without threading to their cover letter
+ * are gathered by sender, version and total within this window. */
+#define SERIES_WINDOW (24 * 3600)
+
+struct ingest {
+	struct store *st;
+	const struct config *conf;
+	struct arena *a; /* scratch for the mail being ingested */
+	struct ingest_stats stats;
+	int64_t now;
+	int depth; /* nesting of pending resolution */
+	struct workflow *wf; /* made when the first command arrives */
+};
+
+static enum err place_waiting(struct ingest *in, const char *msgid);
+
+struct ingest *
+ingest_new(struct store *st, const struct config *conf)
+{
+	struct ingest *in = xcalloc(1, sizeof(*in));
+
+	in->st = st;
+	in->conf = conf;
+	in->a = arena_new();
+	return in;
+}
+
+void
+ingest_free(struct ingest *in)
+{
+	if (in == NULL)
+		return;
+	workflow_free(in->wf);
+	arena_free(in->a);
+	free(in);
+}
+
+const struct ingest_stats *
+ingest_stats(const struct ingest *in)
+{
+	return &in->stats;
+}
+
+void
+ingest_mail_opts(const struct ingest *in, struct mail_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	if (in->conf) {
+		o->command_prefix = in->conf->command_prefix;
+		o->bot_address = in->conf->bot_address;
+	}
+}
+
+/* List-Id "<util-linux.vger.kernel.org>" names the list
+ * util-linux@vger.kernel.org. */
+static bool
+list_id_matches(struct str list_id, const char *list)
+{
+	long lt = str_find(list_id, '<'), gt;
+	struct str id = list_id;
+	size_t i, n = strlen(list);
+
+	if (lt >= 0) {
+		id = str_skip(id, (size_t)lt + 1);
+		gt = str_find(id, '>');
+		if (gt >= 0)
+			id.n = (size_t)gt;
+	}
+	id = str_trim(id);
+	if (id.n != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		char c = list[i] == '@' ? '.' : list[i];
+
+		if (ascii_tolower(c) != ascii_tolower(id.p[i]))
+			return false;
+	}
+	return true;
+}
+
+static bool
+addrs_match(struct ingest *in, struct str v, const char *list)
+{
+	struct addr *as = NULL;
+	size_t n = 0, i;
+
+	if (v.p == NULL || addr_parse_list(in->a, v, &as, &n) != ERR_OK)
+		return false;
+	for (i = 0; i < n; i++)
+		if (addr_same(as[i].email, list))
+			return true;
+	return false;
+}
+
+enum err
+ingest_project(struct ingest *in, const char *name, const struct mail *m,
+    int64_t *project_id)
+{
+	size_t i;
+
+	*project_id = 0;
+	if (name) {
+		if (in->conf && config_project(in->conf, name) == NULL) {
+			log_err("ingest: project %s is not in %s", name,
+			    in->conf->file);
+			return ERR_CONFIG;
+		}
+		return store_project_id(in->st, name, project_id);
+	}
+	if (in->conf == NULL)
+		return ERR_OK;
+	for (i = 0; i < in->conf->nprojects; i++) {
+		const struct conf_project *p = &in->conf->projects[i];
+
+		if ((m->list_id.p && list_id_matches(m->list_id, p->list)) ||
+		    addrs_match(in, m->to, p->list) ||
+		    addrs_match(in, m->cc, p->list))
+			return store_project_id(in->st, p->name, project_id);
+	}
+	return ERR_OK;
+}
+
+static int64_t
+mail_time(const struct ingest *in, const struct mail *m)
+{
+	/* A date from the future would pin a contribution to the top. */
+	if (m->date <= 0 || m->date > in->now + 86400)
+		return in->now;
+	return m->date;
+}
+
+static enum err
+event(struct ingest *in, const char *kind, int64_t contribution, int64_t series,
+    int64_t patch, int64_t msg, const char *detail)
+{
+	struct store_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.time = in->now;
+	e.kind = kind;
+	e.contribution_id = contribution;
+	e.series_id = series;
+	e.patch_id = patch;
+	e.message_id = msg;
+	e.detail = detail;
+	return store_event_add(in->st, &e, NULL);
+}
+
+/* ---- replies ---- */
+
+static bool
+trailer_is_collected(const struct trailer *t)
+{
+	/* A sign-off in a reply is the replier's, not a review. */
+	return strcmp(t->name, "Signed-off-by") != 0;
+}
+
+static enum err
+collect_trailers(struct ingest *in, const struct mail *m, int64_t msg_id,
+    const struct store_msg *target)
+{
+	size_t i;
+	enum err e;
+
+	for (i = 0; i < m->ntrailers; i++) {
+		const struct trailer *t = &m->trailers[i];
+		struct store_trailer r;
+
+		if (!trailer_is_collected(t))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.patch_id = target->patch_id;
+		r.series_id = target->patch_id ? 0 : target->series_id;
+		r.message_id = msg_id;
+		r.name = t->name;
+		r.value = t->value;
+		r.email = t->person.email;
+		/* A trailer for somebody else is kept, but not applied:
+		 * only the person named may give it. */
+		r.verified = t->person.email == NULL ||
+		    addr_same(t->person.email, m->from.email);
+		if ((e = store_patch_trailer_add(in->st, &r)) != ERR_OK)
+			return e;
+	}
+	return ERR_OK;
+}
+
+/* The nearest known ancestor that belongs to a series. */
+static enum err
+find_target(struct ingest *in, const struct mail *m, struct store_msg *t,
+    bool *found, bool *missing)
+{
+	size_t i;
+	enum err e;
+
+	*found = *missing = false;
+	for (i = m->nrefs; i-- > 0;) {
+		e = store_msg_find(in->st, in->a, m->refs[i], t);
+		if (e == ERR_NOTFOUND) {
+			*missing = true;
+			continue;
+		}
+		if (e != ERR_OK)
+			return e;
+		if (t->series_id) {
+			*found = true;
+			return ERR_OK;
+		}
+	}
+	return ERR_OK;
+}
+
+static enum err
+wait_for_refs(struct ingest *in, const struct mail *m, int64_t msg_id)
+{
+	struct store_msg t;
+	size_t i;
+	enum err e;
+
+	for (i = 0; i < m->nrefs; i++) {
+		e = store_msg_find(in->st, in->a, m->refs[i], &t);
+		if (e == ERR_NOTFOUND)
+			e = store_msg_pending_add(in->st, m->refs[i], msg_id);
+		if (e != ERR_OK)
+			return e;
+	}
+	return ERR_OK;
+}
+
+static enum err
+touch_series(struct ingest *in, int64_t series_id, const struct mail *m)
+{
+	struct store_series s;
+	enum err e = store_series_get(in->st, in->a, series_id, &s);
+
+	if (e != ERR_OK)
+		return e;
+	return store_series_touch(in->st, s.contribution_id, mail_time(in, m));
+}
+
+static enum err
+place_reply(struct ingest *in, const struct mail *m, int64_t msg_id)
+{
+	struct store_msg t;
+	bool found, missing;
+	enum err e;
+
+	if ((e = find_target(in, m, &t, &found, &missing)) != ERR_OK)
+		return e;
+	if (!found)
+		return wait_for_refs(in, m, msg_id);
+	if ((e = store_msg_attach(in->st, msg_id, t.series_id, t.patch_id)))
+		return e;
+	if (m->kind == MAIL_REPLY &&
+	    (e = collect_trailers(in, m, msg_id, &t)) != ERR_OK)
+		return e;
+	return touch_series(in, t.series_id, m);
+}
+
+/* ---- versions ---- */
+
+/* Give a patch a slug nobody in its project uses yet. */
+static enum err
+fresh_slug(
+    struct ingest *in, int64_t project, const char *title, const char **slug)
+{
+	const char *base = slug_make(in->a, title), *s = base;
+	unsigned n = 2;
+	bool used;
+	enum err e;
+
+	for (;;) {
+		if ((e = store_patch_slug_used(in->st, project, s, &used)))
+			return e;
+		if (!used)
+			break;
+		s = slug_variant(in->a, base, n++);
+	}
+	*slug = s;
+	return ERR_OK;
+}
+
+static enum err
+find_predecessor(struct ingest *in, const struct store_patch *p,
+    const struct store_series *s, int64_t *pred)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e;
+
+	*pred = 0;
+	if ((e = store_series_of(in->st, s->contribution_id, &ids, &n)))
+		return e;
+	/* Older series, newest first: the nearest older version that has
+	 * this patch. */
+	for (i = 0; i < n && *pred == 0; i++) {
+		struct store_series o;
+
+		if (ids[i] == s->id)
+			continue;
+		if ((e = store_series_get(in->st, in->a, ids[i], &o)))
+			break;
+		if (o.version > s->version ||
+		    (o.version == s->version && o.date > s->date) ||
+		    (o.version == s->version && o.date == s->date &&
+		        o.id > s->id))
+			continue;
+		if (o.expected == s->expected)
+			e = store_patch_by_number(
+			    in->st, o.id, p->number, pred);
+		else
+			e = store_patch_by_title(
+			    in->st, o.id, p->norm_title, pred);
+		if (e == ERR_NOTFOUND && p->patch_id)
+			e = store_patch_by_patchid(
+			    in->st, o.id, p->patch_id, pred);
+		if (e == ERR_NOTFOUND)
+			e = ERR_OK;
+		if (e != ERR_OK)
+			break;
+	}
+	free(ids);
+	return e;
+}
+
+/* A newer version of a patch takes over its identity: the slug, a place
+ * in the queue when it had one, and trailers given to the same diff. */
+static enum err
+succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
+    const struct store_series *s)
+{
+	struct store_patch o;
+	enum err e;
+
+	if ((e = store_patch_get(in->st, in->a, pred_id, &o)) != ERR_OK)
+		return e;
+	e = ERR_OK;
+	p->predecessor_id = pred_id;
+	p->slug = o.slug;
+	if (strcmp(o.state, "staged") == 0) {
+		p->state = "staged";
+		p->queue = o.queue;
+		p->queued_at = o.queued_at;
+		p->conflict = false;
+		o.state = "superseded";
+		o.queue = NULL;
+		e = event(in, "updated", s->contribution_id, s->id, p->id,
+		    p->message_id, o.slug);
+	} else if (strcmp(o.state, "new") == 0 ||
+	    strcmp(o.state, "changes-requested") == 0) {
+		o.state = "superseded";
+		e = event(in, "superseded", s->contribution_id, o.series_id,
+		    o.id, 0, NULL);
+	}
+	if (e == ERR_OK)
+		e = store_patch_update(in->st, &o);
+	if (e == ERR_OK)
+		e = store_patch_update(in->st, p);
+	if (e == ERR_OK && p->patch_id && o.patch_id &&
+	    strcmp(p->patch_id, o.patch_id) == 0)
+		e = store_patch_trailer_carry(in->st, o.id, p->id);
+	return e;
+}
+
+static enum err
+link_patch(struct ingest *in, int64_t patch_id)
+{
+	struct store_patch p;
+	struct store_series s;
+	int64_t pred;
+	enum err e;
+
+	if ((e = store_patch_get(in->st, in->a, patch_id, &p)) != ERR_OK)
+		return e;
+	if (p.predecessor_id)
+		return ERR_OK;
+	if ((e = store_series_get(in->st, in->a, p.series_id, &s)) != ERR_OK)
+		return e;
+	if ((e = find_predecessor(in, &p, &s, &pred)) != ERR_OK)
+		return e;
+	if (pred == 0)
+		return ERR_OK;
+	return succeed(in, &p, pred, &s);
+}
+
+/* An older series named by threading: a newer version (or a resend)
+ * posted in reply to anything in an older version's thread. */
+static enum err
+older_by_refs(struct ingest *in, const struct store_series *s,
+    const struct mail *m, int64_t *sid)
+{
+	size_t i;
+	enum err e;
+
+	for (i = m->nrefs; i-- > 0;) {
+		struct store_msg r;
+		struct store_series o;
+
+		if (store_msg_find(in->st, in->a, m->refs[i], &r) != ERR_OK ||
+		    r.series_id == 0 || r.series_id == s->id)
+			continue;
+		if ((e = store_series_get(in->st, in->a, r.series_id, &o)))
+			return e;
+		if (o.contribution_id != s->contribution_id &&
+		    o.project_id == s->project_id &&
+		    (o.version < s->version ||
+		        (s->resend && o.version == s->version))) {
+			*sid = o.id;
+			return ERR_OK;
+		}
+	}
+	return ERR_NOTFOUND;
+}
+
+static enum err
+older_by_supersedes(struct ingest *in, const struct store_series *s,
+    const struct mail *m, int64_t *sid)
+{
+	size_t i;
+
+	for (i = 0; i < m->nsupersedes; i++) {
+		struct store_msg r;
+
+		if (store_msg_find(in->st, in->a, m->supersedes[i], &r) ==
+		        ERR_OK &&
+		    r.series_id && r.series_id != s->id) {
+			*sid = r.series_id;
+			return ERR_OK;
+		}
+	}
+	return ERR_NOTFOUND;
+}
+
+/* The contribution an older version of this series belongs to, or 0:
+ * by change-id, by threading, by Supersedes:, by submitter and title. */
+static enum err
+older_version(struct ingest *in, const struct store_series *s,
+    const struct mail *m, int64_t *contribution)
+{
+	struct store_series o;
+	int64_t sid = 0;
+	enum err e = ERR_NOTFOUND;
+
+	*contribution = 0;
+	if (s->change_id)
+		e = store_series_by_change(in->st, s->project_id, s->change_id,
+		    s->contribution_id, &sid);
+	if (e == ERR_NOTFOUND)
+		e = older_by_refs(in, s, m, &sid);
+	if (e == ERR_NOTFOUND)
+		e = older_by_supersedes(in, s, m, &sid);
+	if (e == ERR_NOTFOUND)
+		e = store_series_by_title(in->st, s->project_id,
+		    s->submitter_email, s->norm_title,
+		    s->resend ? s->version : s->version - 1, s->contribution_id,
+		    &sid);
+	if (e == ERR_NOTFOUND)
+		return ERR_OK;
+	if (e == ERR_OK &&
+	    (e = store_series_get(in->st, in->a, sid, &o)) == ERR_OK &&
+	    o.contribution_id != s->contribution_id)
+		*contribution = o.contribution_id;
+	return e;
+}
+
+/* Link a new series to its older versions, then every patch of it to its
+ * predecessor. */
+static enum err
+link_series(struct ingest *in, int64_t series_id, const struct mail *m)
+{
+	struct store_series s;
+	int64_t contribution, *ids = NULL;
+	size_t n = 0, i;
+	int superseded;
+	enum err e;
+
+	if ((e = store_series_get(in->st, in->a, series_id, &s)) != ERR_OK)
+		return e;
+	if ((e = older_version(in, &s, m, &contribution)) != ERR_OK)
+		return e;
+	if (contribution == 0)
+		return ERR_OK;
+	if ((e = store_series_move(in->st, s.id, contribution)) != ERR_OK)
+		return e;
+	in->stats.linked++;
+	/* The older versions' unstaged patches are superseded. */
+	if ((e = store_series_of(in->st, contribution, &ids, &n)) != ERR_OK)
+		return e;
+	for (i = 0; i < n && e == ERR_OK; i++)
+		if (ids[i] != s.id)
+			e = store_patch_supersede_series(
+			    in->st, ids[i], &superseded);
+	free(ids);
+	ids = NULL;
+	if (e == ERR_OK)
+		e = store_patch_of_series(in->st, s.id, &ids, &n);
+	for (i = 0; i < n && e == ERR_OK; i++)
+		e = link_patch(in, ids[i]);
+	free(ids);
+	if (e == ERR_OK)
+		e = event(
+		    in, "linked", contribution, s.id, 0, s.first_id, NULL);
+	return e;
+}
+
+/* ---- series ---- */
+
+static enum err
+new_series(struct ingest *in, const struct mail *m, int64_t project,
+    int64_t msg_id, int expected, bool cover, int64_t *id)
+{
+	struct store_series s;
+	const char *title = m->subj.title;
+	enum err e;
+
+	if (!cover && m->patch && m->patch->subject && m->patch->subject[0])
+		title = m->patch->subject;
+	memset(&s, 0, sizeof(s));
+	s.project_id = project;
+	s.version = m->subj.version > 0 ? m->subj.version : 1;
+	s.expected = expected;
+	s.cover_id = cover ? msg_id : 0;
+	s.first_id = msg_id;
+	s.title = title;
+	s.norm_title = subject_norm(in->a, title);
+	s.submitter_name = m->from.name;
+	s.submitter_email = m->from.email;
+	s.date = mail_time(in, m);
+	s.change_id = m->change_id;
+	s.base_commit = m->base_commit;
+	s.resend = m->subj.resend;
+	if ((e = store_series_add(in->st, &s, id)) != ERR_OK)
+		return e;
+	in->stats.series++;
+	return event(in, "posted", s.contribution_id, *id, 0, msg_id, NULL);
+}
+
+/* The series a patch belongs to by its threading: the nearest ancestor
+ * that is part of a series of the same sender, version and total. */
+static enum err
+series_by_refs(struct ingest *in, const struct mail *m, int64_t project,
+    int version, int total, int64_t *id, bool *missing)
+{
+	size_t i;
+	enum err e;
+
+	*id = 0;
+	*missing = false;
+	for (i = m->nrefs; i-- > 0;) {
+		struct store_msg r;
+		struct store_series s;
+
+		e = store_msg_find(in->st, in->a, m->refs[i], &r);
+		if (e == ERR_NOTFOUND) {
+			*missing = true;
+			continue;
+		}
+		if (e != ERR_OK)
+			return e;
+		if (r.series_id == 0 ||
+		    (r.kind != MAIL_PATCH && r.kind != MAIL_COVER))
+			continue;
+		if ((e = store_series_get(in->st, in->a, r.series_id, &s)))
+			return e;
+		if (s.project_id == project && s.version == version &&
+		    s.expected == total &&
+		    addr_same(s.submitter_email, m->from.email)) {
+			*id = s.id;
+			return ERR_OK;
+		}
+	}
+	return ERR_OK;
+}
+
+static enum err
+patch_row(struct ingest *in, const struct mail *m, int64_t project,
+    int64_t series, int64_t msg_id, int number, struct store_patch *p)
+{
+	const struct patch *pt = m->patch;
+	struct buf files = BUF_INIT;
+	size_t i;
+	enum err e = ERR_OK;
+
+	memset(p, 0, sizeof(*p));
+	p->project_id = project;
+	p->series_id = series;
+	p->message_id = msg_id;
+	p->number = number;
+	p->title = pt->subject && pt->subject[0] ? pt->subject : m->subj.title;
+	p->norm_title = subject_norm(in->a, p->title);
+	p->author_name = pt->author.name;
+	p->author_email = pt->author.email;
+	p->author_time = mail_time(in, m);
+	p->author_tz = m->tz;
+	p->patch_id = pt->patch_id[0] ? pt->patch_id : NULL;
+	for (i = 0; i < pt->nfiles && e == ERR_OK; i++)
+		e = buf_addf(&files, "%s%s", i ? "\n" : "", pt->files[i]);
+	p->files = arena_strdup(in->a, buf_cstr(&files));
+	buf_free(&files);
+	p->state = "new";
+	if (e == ERR_OK)
+		e = fresh_slug(in, project, p->title, &p->slug);
+	return e;
+}
+
+static enum err
+own_trailers(
+    struct ingest *in, const struct mail *m, int64_t msg_id, int64_t patch_id)
+{
+	size_t i;
+	enum err e;
+
+	for (i = 0; i < m->ntrailers; i++) {
+		struct store_trailer r;
+
+		memset(&r, 0, sizeof(r));
+		r.patch_id = patch_id;
+		r.message_id = msg_id;
+		r.name = m->trailers[i].name;
+		r.value = m->trailers[i].value;
+		r.email = m->trailers[i].person.email;
+		r.verified = true;
+		r.own = true;
+		if ((e = store_patch_trailer_add(in->st, &r)) != ERR_OK)
+			return e;
+	}
+	return ERR_OK;
+}
+
+/* A patch number sent twice in one series: the newer copy counts; the
+ * older stays a message, and what was said about it now concerns the
+ * newer one. */
+static enum err
+replace_copy(struct ingest *in, int64_t old_id, int64_t new_id)
+{
+	enum err e = store_msg_repoint(in->st, old_id, new_id);
+
+	if (e == ERR_OK)
+		e = store_patch_trailer_move(in->st, old_id, new_id);
+	if (e == ERR_OK)
+		e = store_patch_delete(in->st, old_id);
+	return e;
+}
+
+static enum err
+find_patch_series(struct ingest *in, const struct mail *m, int64_t project,
+    int version, int total, int64_t *series)
+{
+	bool missing;
+	enum err e;
+
+	e = series_by_refs(in, m, project, version, total, series, &missing);
+	if (e != ERR_OK || *series || total <= 1)
+		return e;
+	/* Not threaded to its series: the same sender's series of this
+	 * version and total posted within a day.  When an ancestor is
+	 * missing it is likely this patch's own cover letter, still on its
+	 * way: then only a series without a cover can be ours. */
+	e = store_series_window(in->st, project, m->from.email, version, total,
+	    mail_time(in, m), SERIES_WINDOW, missing, 0, series);
+	return e == ERR_NOTFOUND ? ERR_OK : e;
+}
+
+static enum err
+place_patch(
+    struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
+{
+	int version = m->subj.version > 0 ? m->subj.version : 1;
+	int number = m->subj.number, total = m->subj.total;
+	int64_t series = 0, old = 0, patch_id;
+	struct store_patch p;
+	struct store_series s;
+	bool created = false;
+	int received;
+	enum err e;
+
+	if (total <= 0 || number <= 0 || number > total)
+		number = total = 1;
+	if ((e = find_patch_series(in, m, project, version, total, &series)))
+		return e;
+	if (series == 0) {
+		e = new_series(in, m, project, msg_id, total, false, &series);
+		if (e != ERR_OK)
+			return e;
+		created = true;
+	}
+	e = store_patch_by_number(in->st, series, number, &old);
+	if (e != ERR_OK && e != ERR_NOTFOUND)
+		return e;
+	if ((e = patch_row(in, m, project, series, msg_id, number, &p)))
+		return e;
+	if ((e = store_patch_add(in->st, &p, &patch_id)) != ERR_OK)
+		return e;
+	if (old && (e = replace_copy(in, old, patch_id)) != ERR_OK)
+		return e;
+	if ((e = store_msg_attach(in->st, msg_id, series, patch_id)))
+		return e;
+	if ((e = own_trailers(in, m, msg_id, patch_id)) != ERR_OK)
+		return e;
+	if ((e = store_series_recount(in->st, series, &received)) != ERR_OK)
+		return e;
+	if ((e = store_series_get(in->st, in->a, series, &s)) != ERR_OK)
+		return e;
+	if (s.cover_id == 0 && number == 1 && !created) {
+		/* Without a cover letter, patch 1 names the series. */
+		s.title = p.title;
+		s.norm_title = p.norm_title;
+		s.first_id = msg_id;
+		if ((e = store_series_update(in->st, &s)) != ERR_OK)
+			return e;
+	}
+	if (m->nrefs && (e = wait_for_refs(in, m, msg_id)) != ERR_OK)
+		return e;
+	if (created)
+		e = link_series(in, series, m);
+	else
+		e = link_patch(in, patch_id);
+	if (e == ERR_OK)
+		e = touch_series(in, series, m);
+	return e;
+}
+
+/* A cover letter that arrives after its patches adopts their series. */
+static enum err
+adopt_series(struct ingest *in, const struct mail *m, int64_t project,
+    int version, int total, int64_t *series)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e;
+
+	*series = 0;
+	if ((e = store_msg_pending_peek(in->st, m->msgid, &ids, &n)))
+		return e;
+	for (i = 0; i < n && *series == 0; i++) {
+		struct store_msg w;
+		struct store_series s;
+
+		if (store_msg_get(in->st, in->a, ids[i], &w) != ERR_OK ||
+		    w.kind != MAIL_PATCH || w.series_id == 0)
+			continue;
+		if ((e = store_series_get(in->st, in->a, w.series_id, &s)))
+			break;
+		if (s.cover_id == 0 && s.version == version &&
+		    s.expected == total && s.project_id == project)
+			*series = s.id;
+	}
+	free(ids);
+	if (e != ERR_OK || *series)
+		return e;
+	e = store_series_window(in->st, project, m->from.email, version, total,
+	    mail_time(in, m), SERIES_WINDOW, true, 0, series);
+	return e == ERR_NOTFOUND ? ERR_OK : e;
+}
+
+static enum err
+place_cover(
+    struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
+{
+	int version = m->subj.version > 0 ? m->subj.version : 1;
+	int64_t series;
+	struct store_series s;
+	enum err e;
+
+	e = adopt_series(in, m, project, version, m->subj.total, &series);
+	if (e != ERR_OK)
+		return e;
+	if (series == 0) {
+		e = new_series(
+		    in, m, project, msg_id, m->subj.total, true, &series);
+		if (e == ERR_OK)
+			e = store_msg_attach(in->st, msg_id, series, 0);
+		if (e == ERR_OK)
+			e = link_series(in, series, m);
+		return e;
+	}
+	if ((e = store_series_get(in->st, in->a, series, &s)) != ERR_OK)
+		return e;
+	s.cover_id = msg_id;
+	s.first_id = msg_id;
+	s.title = m->subj.title;
+	s.norm_title = subject_norm(in->a, m->subj.title);
+	if (m->change_id)
+		s.change_id = m->change_id;
+	if (m->base_commit)
+		s.base_commit = m->base_commit;
+	if ((e = store_series_update(in->st, &s)) != ERR_OK)
+		return e;
+	if ((e = store_msg_attach(in->st, msg_id, series, 0)) != ERR_OK)
+		return e;
+	/* The cover may name an older version the patches did not. */
+	if ((e = link_series(in, series, m)) != ERR_OK)
+		return e;
+	return touch_series(in, series, m);
+}
+
+/* ---- the whole mail ---- */
+
+static void
+count_kind(struct ingest *in, const struct mail *m)
+{
+	switch (m->kind) {
+	case MAIL_PATCH:
+		in->stats.patches++;
+		break;
+	case MAIL_COVER:
+		in->stats.covers++;
+		break;
+	case MAIL_REPLY:
+		in->stats.replies++;
+		break;
+	case MAIL_PULL:
+		in->stats.pulls++;
+		break;
+	case MAIL_BOT:
+		in->stats.bots++;
+		break;
+	case MAIL_OTHER:
+		in->stats.other++;
+		break;
+	}
+	if (m->flags & MAIL_F_OVERLIMIT)
+		in->stats.overlimit++;
+}
+
+static enum err
+store_new(struct ingest *in, const char *raw, size_t n, const struct mail *m,
+    int64_t project, unsigned flags, enum mail_kind kind, int64_t *id)
+{
+	struct store_msg r;
+
+	memset(&r, 0, sizeof(r));
+	r.project_id = project;
+	r.kind = kind;
+	r.flags = flags;
+	memcpy(r.hash, m->hash, sizeof(r.hash));
+	r.date = m->date;
+	r.msgid = m->msgid;
+	r.from_name = m->from.name;
+	r.from_email = m->from.email;
+	r.subject = m->subject;
+	return store_msg_add(
+	    in->st, &r, m->nrefs ? m->refs[m->nrefs - 1] : NULL, raw, n, id);
+}
+
+/* A reply is placed; its commands, if any, run once, when it arrives:
+ * a command mail that answers nothing tracked is told so. */
+static enum err
+place_command_reply(struct ingest *in, const struct mail *m, int64_t msg_id)
+{
+	struct store_msg r;
+	enum err e = m->nrefs ? place_reply(in, m, msg_id) : ERR_OK;
+
+	if (e != ERR_OK || m->ncommands == 0 || in->conf == NULL)
+		return e;
+	if ((e = store_msg_get(in->st, in->a, msg_id, &r)) != ERR_OK)
+		return e;
+	if (in->wf == NULL)
+		in->wf = workflow_new(in->st, in->conf);
+	return workflow_mail(in->wf, m, msg_id, r.series_id, r.patch_id);
+}
+
+static enum err
+place(struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
+{
+	switch (m->kind) {
+	case MAIL_PATCH:
+		return place_patch(in, m, project, msg_id);
+	case MAIL_COVER:
+		return place_cover(in, m, project, msg_id);
+	case MAIL_REPLY:
+		return place_command_reply(in, m, msg_id);
+	case MAIL_PULL:
+	case MAIL_BOT:
+		return m->nrefs ? place_reply(in, m, msg_id) : ERR_OK;
+	case MAIL_OTHER:
+		break;
+	}
+	return ERR_OK;
+}
+
+enum err
+ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
+    int64_t project_id, enum ingest_result *res)
+{
+	struct store_msg old;
+	int64_t id;
+	enum err e;
+
+	in->now = time_now();
+	in->stats.seen++;
+	arena_reset(in->a);
+	e = store_msg_find(in->st, in->a, m->msgid, &old);
+	if (e == ERR_OK && memcmp(old.hash, m->hash, sizeof(old.hash)) == 0) {
+		in->stats.duplicates++;
+		*res = INGEST_DUPLICATE;
+		return store_msg_delivered(in->st, old.id);
+	}
+	if (e == ERR_OK) {
+		/* Another mail under a stored Message-ID: kept, flagged, and
+		 * never threaded (it could hijack the original's place). */
+		char q[128];
+
+		log_warn("ingest: <%s>: another mail reuses this Message-ID",
+		    log_quote(q, sizeof(q), m->msgid, strlen(m->msgid)));
+		in->stats.dupids++;
+		*res = INGEST_DUPID;
+		return store_new(in, raw, n, m, project_id,
+		    m->flags | MAIL_F_DUPID, MAIL_OTHER, &id);
+	}
+	if (e != ERR_NOTFOUND)
+		return e;
+	*res = INGEST_STORED;
+	in->stats.stored++;
+	count_kind(in, m);
+	if ((e = store_new(in, raw, n, m, project_id, m->flags, m->kind, &id)))
+		return e;
+	if ((e = place(in, m, project_id, id)) != ERR_OK)
+		return e;
+	return place_waiting(in, m->msgid);
+}
+
+/* Messages that waited for msgid: parse them again and place them. */
+static enum err
+place_waiting(struct ingest *in, const char *msgid)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e;
+
+	if ((e = store_msg_pending_take(in->st, msgid, &ids, &n)) != ERR_OK)
+		return e;
+	/* Each placed message may itself be awaited; the chain is as long
+	 * as the thread, bounded by LIMIT_REFERENCES per mail anyway. */
+	in->depth++;
+	for (i = 0; i < n && e == ERR_OK && in->depth < 256; i++) {
+		struct store_msg w;
+		struct arena *a = arena_new();
+		struct mail m;
+		struct mail_opts o;
+		const char *raw;
+		size_t len;
+
+		e = store_msg_get(in->st, a, ids[i], &w);
+		if (e == ERR_OK && w.kind != MAIL_PATCH && w.series_id == 0)
+			e = store_msg_raw(in->st, a, ids[i], &raw, &len);
+		if (e == ERR_OK && w.kind != MAIL_PATCH && w.series_id == 0) {
+			ingest_mail_opts(in, &o);
+			mail_parse(a, raw, len, &o, &m);
+			e = place_reply(in, &m, ids[i]);
+			if (e == ERR_OK && w.series_id == 0) {
+				struct store_msg now;
+
+				if (store_msg_get(in->st, a, ids[i], &now) ==
+				        ERR_OK &&
+				    now.series_id) {
+					store_msg_pending_clear(in->st, ids[i]);
+					e = place_waiting(in, w.msgid);
+				}
+			}
+		}
+		arena_free(a);
+	}
+	in->depth--;
+	free(ids);
+	return e;
+}

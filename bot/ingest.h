@@ -1,0 +1,54 @@
+/*
+ * Ingest: one parsed mail into the model (DESIGN.md §3-4), inside the
+ * caller's transaction.  Threading (References first, In-Reply-To second,
+ * as JWZ), series, versions, trailers, and replies that arrived before
+ * their ancestors.
+ */
+#ifndef BOT_INGEST_H
+#define BOT_INGEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parsers/config.h"
+#include "parsers/mail.h"
+#include "storage/store.h"
+
+struct ingest_stats {
+	size_t seen; /* mails handed to ingest */
+	size_t stored; /* new messages */
+	size_t duplicates; /* second deliveries of a stored mail */
+	size_t dupids; /* other mails reusing a stored Message-ID */
+	size_t patches, covers, replies, pulls, bots, other;
+	size_t overlimit; /* stored but not parsed: over a limit */
+	size_t series; /* series created */
+	size_t linked; /* series linked to an older version */
+};
+
+enum ingest_result {
+	INGEST_STORED,
+	INGEST_DUPLICATE,
+	INGEST_DUPID
+};
+
+struct ingest;
+
+struct ingest *ingest_new(struct store *st, const struct config *conf);
+void ingest_free(struct ingest *in);
+const struct ingest_stats *ingest_stats(const struct ingest *in);
+/* Options for mail_parse() that follow from the config. */
+void ingest_mail_opts(const struct ingest *in, struct mail_opts *o);
+
+/*
+ * The project of a mail: the named one (created when new), else the
+ * first configured project whose list matches List-Id, To or Cc; 0 when
+ * none (stored unassigned).  ERR_CONFIG when name is not configured.
+ */
+enum err ingest_project(struct ingest *in, const char *name,
+    const struct mail *m, int64_t *project_id);
+
+/* Store and thread one mail.  The caller holds a transaction. */
+enum err ingest_mail(struct ingest *in, const char *raw, size_t n,
+    const struct mail *m, int64_t project_id, enum ingest_result *res);
+
+#endif

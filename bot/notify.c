@@ -1,0 +1,356 @@
+#include "bot/notify.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/mailout.h"
+#include "bot/template.h"
+#include "parsers/hdr.h"
+#include "parsers/msgid.h"
+#include "storage/store_msg.h"
+#include "storage/store_outbox.h"
+#include "storage/store_patch.h"
+#include "storage/store_read.h"
+#include "storage/store_series.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+#define NEVENTS 8
+
+struct notify {
+	struct store *st;
+	const struct config *conf;
+	struct template_mail *tpl[NEVENTS];
+};
+
+struct notify *
+notify_new(struct store *st, const struct config *conf)
+{
+	struct notify *n = xcalloc(1, sizeof(*n));
+
+	n->st = st;
+	n->conf = conf;
+	return n;
+}
+
+void
+notify_free(struct notify *n)
+{
+	size_t i;
+
+	if (n == NULL)
+		return;
+	for (i = 0; i < NEVENTS; i++)
+		template_mail_free(n->tpl[i]);
+	free(n);
+}
+
+static enum err
+load(struct notify *n, const char *event, struct template_mail **t)
+{
+	size_t i;
+	enum err e;
+
+	for (i = 0; i < NEVENTS && template_mail_events[i]; i++) {
+		if (strcmp(template_mail_events[i], event) != 0)
+			continue;
+		if (n->tpl[i] == NULL &&
+		    (e = template_mail_load(
+		         n->conf->templates, event, &n->tpl[i])) != ERR_OK)
+			return e;
+		*t = n->tpl[i];
+		return ERR_OK;
+	}
+	log_err("notify: %s: no such mail event", event);
+	return ERR_INTERNAL;
+}
+
+/* The ancestors a reply to this mail must name: its References (or
+ * In-Reply-To), oldest first. */
+static enum err
+mail_refs(struct notify *n, struct arena *a, int64_t msg_id, const char ***refs,
+    size_t *nrefs)
+{
+	const char *raw;
+	size_t len, i;
+	struct hdr h;
+	struct str *ids = NULL;
+	enum err e = store_msg_raw(n->st, a, msg_id, &raw, &len);
+
+	*refs = NULL;
+	*nrefs = 0;
+	if (e != ERR_OK)
+		return e;
+	if (hdr_split(a, raw, len, &h) != ERR_OK)
+		return ERR_OK;
+	if (msgid_list(a, hdr_value(a, &h, "References"), &ids, nrefs) !=
+	        ERR_OK ||
+	    *nrefs == 0) {
+		struct str irt =
+		    msgid_first(a, hdr_value(a, &h, "In-Reply-To"));
+
+		*nrefs = 0;
+		if (irt.p) {
+			ids = arena_alloc(a, sizeof(*ids));
+			ids[0] = irt;
+			*nrefs = 1;
+		}
+	}
+	*refs = arena_alloc(a, (*nrefs + 1) * sizeof(**refs));
+	for (i = 0; i < *nrefs; i++)
+		(*refs)[i] = ids[i].p;
+	return ERR_OK;
+}
+
+/* The archive link of a Message-ID: the project's template with its one
+ * "%s" replaced by the percent-encoded id. */
+static const char *
+archive_link(struct arena *a, const char *tmpl, const char *msgid)
+{
+	struct buf b = BUF_INIT;
+	const char *s;
+	char *out;
+
+	if (tmpl == NULL || (s = strstr(tmpl, "%s")) == NULL)
+		return NULL;
+	if (buf_add(&b, tmpl, (size_t)(s - tmpl)) != ERR_OK ||
+	    msgid_urlencode(&b, str_from(msgid)) != ERR_OK ||
+	    buf_adds(&b, s + 2) != ERR_OK) {
+		buf_free(&b);
+		return NULL;
+	}
+	out = arena_strdup(a, buf_cstr(&b));
+	buf_free(&b);
+	return out;
+}
+
+static void
+common(struct notify *n, struct template_data *d, const struct conf_project *p,
+    int64_t contribution)
+{
+	template_data_set(d, "project", p ? p->name : "");
+	template_data_set(d, "list", p ? p->list : "");
+	template_data_set(d, "bot", n->conf->bot_address);
+	template_data_set(d, "prefix", n->conf->command_prefix);
+	if (n->conf->bot_url && contribution)
+		template_data_setf(d, "url", "%s/c/%lld", n->conf->bot_url,
+		    (long long)contribution);
+}
+
+struct draft {
+	const char *event;
+	struct template_mail *tpl;
+	struct template_data *d;
+	struct mailout_addr *to, *cc;
+	size_t nto, ncc;
+	const char *parent; /* Message-ID answered */
+	const char **refs;
+	size_t nrefs;
+	int64_t contribution, patch, event_id;
+	bool held;
+};
+
+static enum err
+queue(struct notify *n, struct arena *a, struct draft *dr)
+{
+	struct buf subject = BUF_INIT, body = BUF_INIT, msg = BUF_INIT;
+	struct buf rcpts = BUF_INIT, mid = BUF_INIT;
+	struct mailout_msg m;
+	struct store_outbox o;
+	int64_t now = time_now();
+	enum err e;
+
+	(void)a;
+	e = template_mail_render(dr->tpl, dr->d, &subject, &body);
+	if (e == ERR_OK)
+		e = mailout_message_id(
+		    &mid, now, dr->event, n->conf->bot_address);
+	if (e == ERR_OK) {
+		memset(&m, 0, sizeof(m));
+		m.from_email = n->conf->bot_address;
+		m.to = dr->to;
+		m.nto = dr->nto;
+		m.cc = dr->cc;
+		m.ncc = dr->ncc;
+		m.subject = buf_cstr(&subject);
+		m.message_id = buf_cstr(&mid);
+		m.date = now;
+		m.in_reply_to = dr->parent;
+		m.references = dr->refs;
+		m.nreferences = dr->nrefs;
+		m.event = dr->event;
+		m.body = buf_cstr(&body);
+		m.body_len = body.n;
+		e = mailout_compose(&m, &msg, &rcpts);
+	}
+	if (e == ERR_OK) {
+		memset(&o, 0, sizeof(o));
+		o.event_id = dr->event_id;
+		o.contribution_id = dr->contribution;
+		o.patch_id = dr->patch;
+		o.kind = dr->event;
+		o.message_id = buf_cstr(&mid);
+		o.in_reply_to = dr->parent;
+		o.rcpt = buf_cstr(&rcpts);
+		o.body = msg.p;
+		o.body_len = msg.n;
+		o.state = dr->held ? "held" : "queued";
+		o.next_attempt = now;
+		o.created = now;
+		e = store_outbox_add(n->st, &o, NULL);
+	} else if (e == ERR_NOTFOUND) {
+		log_warn("notify: %s mail has no recipient left", dr->event);
+		e = ERR_OK;
+	}
+	buf_free(&subject);
+	buf_free(&body);
+	buf_free(&msg);
+	buf_free(&rcpts);
+	buf_free(&mid);
+	return e;
+}
+
+/* To the author; Cc the people in the patch's trailers and the list. */
+static void
+recipients(struct notify *n, struct arena *a, const struct store_patch *p,
+    const struct view_trailer *t, size_t nt, const struct conf_project *pr,
+    struct draft *dr)
+{
+	size_t i;
+
+	dr->to = arena_zalloc(a, sizeof(*dr->to));
+	dr->to[0].name = p->author_name;
+	dr->to[0].email = p->author_email;
+	dr->nto = 1;
+	dr->cc = arena_zalloc(a, (nt + 1) * sizeof(*dr->cc));
+	for (i = 0; i < nt; i++) {
+		if (t[i].email == NULL)
+			continue;
+		dr->cc[dr->ncc].email = t[i].email;
+		dr->cc[dr->ncc].name = "";
+		dr->ncc++;
+	}
+	if (pr && pr->cc_list) {
+		dr->cc[dr->ncc].email = pr->list;
+		dr->cc[dr->ncc].name = "";
+		dr->ncc++;
+	}
+	(void)n;
+}
+
+static void
+patch_values(struct notify *n, struct arena *a, struct template_data *d,
+    const struct store_patch *p, const struct store_series *s,
+    const struct store_msg *msg, const struct conf_project *pr)
+{
+	template_data_set(d, "subject", msg->subject);
+	template_data_set(d, "title", p->title);
+	template_data_set(d, "slug", p->slug);
+	template_data_setf(d, "author", "%s%s<%s>", p->author_name,
+	    *p->author_name ? " " : "", p->author_email);
+	template_data_set(d, "author_name", p->author_name);
+	template_data_set(d, "author_email", p->author_email);
+	template_data_set(d, "message_id", msg->msgid);
+	template_data_setf(d, "version", "%d", s->version);
+	template_data_set(d, "queue", p->queue);
+	template_data_set(
+	    d, "link", archive_link(a, pr ? pr->archive : NULL, msg->msgid));
+	(void)n;
+}
+
+enum err
+notify_patch(struct notify *n, const char *event, int64_t patch_id,
+    int64_t event_id, const char *actor, const struct notify_kv *kv, bool held)
+{
+	struct arena *a = arena_new();
+	struct draft dr;
+	struct store_patch p;
+	struct store_series s;
+	struct store_msg msg;
+	const struct conf_project *pr;
+	struct view_trailer *t = NULL;
+	size_t nt = 0;
+	enum err e;
+
+	memset(&dr, 0, sizeof(dr));
+	dr.event = event;
+	e = load(n, event, &dr.tpl);
+	if (e == ERR_OK)
+		e = store_patch_get(n->st, a, patch_id, &p);
+	if (e == ERR_OK)
+		e = store_series_get(n->st, a, p.series_id, &s);
+	if (e == ERR_OK)
+		e = store_msg_get(n->st, a, p.message_id, &msg);
+	if (e == ERR_OK)
+		e = store_read_trailers(n->st, a, p.id, s.id, &t, &nt);
+	if (e == ERR_OK)
+		e = mail_refs(n, a, p.message_id, &dr.refs, &dr.nrefs);
+	if (e != ERR_OK)
+		goto out;
+	pr = config_project(n->conf, store_project_name(n->st, p.project_id));
+	dr.d = template_data_new();
+	common(n, dr.d, pr, s.contribution_id);
+	patch_values(n, a, dr.d, &p, &s, &msg, pr);
+	template_data_set(dr.d, "actor", actor);
+	for (; kv && kv->name; kv++)
+		template_data_set(dr.d, kv->name, kv->value);
+	recipients(n, a, &p, t, nt, pr, &dr);
+	dr.parent = msg.msgid;
+	dr.contribution = s.contribution_id;
+	dr.patch = p.id;
+	dr.event_id = event_id;
+	dr.held = held;
+	e = queue(n, a, &dr);
+	template_data_free(dr.d);
+out:
+	arena_free(a);
+	return e;
+}
+
+enum err
+notify_transcript(struct notify *n, int64_t msg_id, int64_t contribution_id,
+    const struct notify_line *lines, size_t nlines)
+{
+	struct arena *a = arena_new();
+	struct draft dr;
+	struct store_msg msg;
+	size_t i;
+	enum err e;
+
+	memset(&dr, 0, sizeof(dr));
+	dr.event = "command-reply";
+	e = load(n, dr.event, &dr.tpl);
+	if (e == ERR_OK)
+		e = store_msg_get(n->st, a, msg_id, &msg);
+	if (e == ERR_OK)
+		e = mail_refs(n, a, msg_id, &dr.refs, &dr.nrefs);
+	if (e != ERR_OK)
+		goto out;
+	dr.d = template_data_new();
+	common(n, dr.d,
+	    config_project(n->conf, store_project_name(n->st, msg.project_id)),
+	    contribution_id);
+	template_data_set(dr.d, "subject", msg.subject);
+	template_data_set(
+	    dr.d, "requester", *msg.from_name ? msg.from_name : msg.from_email);
+	for (i = 0; i < nlines; i++) {
+		struct template_data *it = template_data_add(dr.d, "commands");
+
+		template_data_set(it, "line", lines[i].line);
+		template_data_set(it, "status", lines[i].status);
+		template_data_set(it, "message", lines[i].message);
+	}
+	dr.to = arena_zalloc(a, sizeof(*dr.to));
+	dr.to[0].name = msg.from_name;
+	dr.to[0].email = msg.from_email;
+	dr.nto = 1;
+	dr.parent = msg.msgid;
+	dr.contribution = contribution_id;
+	e = queue(n, a, &dr);
+	template_data_free(dr.d);
+out:
+	arena_free(a);
+	return e;
+}

@@ -1,0 +1,45 @@
+/*
+ * Acknowledgments and transcripts (DESIGN.md §8): rendered from the
+ * templates when their event happens, composed, and put in the outbox in
+ * the caller's transaction.  Sending is bot/outbox.c's job.
+ */
+#ifndef BOT_NOTIFY_H
+#define BOT_NOTIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parsers/config.h"
+#include "storage/store.h"
+#include "util/buf.h"
+
+struct notify;
+
+struct notify *notify_new(struct store *st, const struct config *conf);
+void notify_free(struct notify *n);
+
+/* Extra values for a patch mail: name/value pairs, NULL-terminated. */
+struct notify_kv {
+	const char *name;
+	const char *value;
+};
+
+/*
+ * Queue the mail of event (staged, updated, graduated, merged, dropped,
+ * conflict, test-failed) about patch_id, threaded to the patch's mail.
+ * held: wait for the build or push that contains the change.
+ */
+enum err notify_patch(struct notify *n, const char *event, int64_t patch_id,
+    int64_t event_id, const char *actor, const struct notify_kv *kv, bool held);
+
+struct notify_line {
+	const char *line; /* the command as written */
+	const char *status; /* done, refused */
+	const char *message; /* what happened, or why not */
+};
+
+/* Queue the transcript answering the command mail msg_id. */
+enum err notify_transcript(struct notify *n, int64_t msg_id,
+    int64_t contribution_id, const struct notify_line *lines, size_t nlines);
+
+#endif

@@ -1,0 +1,157 @@
+#include "bot/outbox.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/smtp.h"
+#include "storage/store_outbox.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+/* A mail that could not go for this long has failed (DESIGN.md §8). */
+#define OUTBOX_GIVE_UP (3 * 24 * 3600)
+
+int64_t
+outbox_backoff(int attempts)
+{
+	int64_t wait = 60;
+	int i;
+
+	for (i = 1; i < attempts && wait < 3600; i++)
+		wait *= 2;
+	return wait > 3600 ? 3600 : wait;
+}
+
+/* The first line of a password file. */
+static enum err
+read_password(const char *path, char *out, size_t n)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+
+	if (f == NULL) {
+		log_err("send: %s: %s", path, strerror(errno));
+		return ERR_CONFIG;
+	}
+	if (fgets(out, (int)n, f) == NULL)
+		out[0] = '\0';
+	fclose(f);
+	len = strlen(out);
+	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
+		out[--len] = '\0';
+	return ERR_OK;
+}
+
+static enum err
+open_relay(
+    const struct config *conf, char *password, size_t pn, struct smtp **out)
+{
+	struct smtp_config c;
+	enum err e;
+
+	if (conf->smtp_url == NULL) {
+		log_err("send: smtp.url is not configured: mail waits");
+		return ERR_CONFIG;
+	}
+	memset(&c, 0, sizeof(c));
+	c.url = conf->smtp_url;
+	c.starttls = conf->smtp_starttls;
+	c.ca_file = conf->smtp_ca_file;
+	c.pin_sha256 = conf->smtp_pin_sha256;
+	c.user = conf->smtp_user;
+	if (conf->smtp_password_file &&
+	    (e = read_password(conf->smtp_password_file, password, pn)))
+		return e;
+	c.password = conf->smtp_password_file ? password : NULL;
+	return smtp_new(&c, out);
+}
+
+/* What one attempt did to the mail's row. */
+static void
+judge(struct store_outbox *o, const struct smtp_result *r, int64_t now)
+{
+	o->attempts++;
+	o->last_error = r->last_error[0] ? r->last_error : NULL;
+	if (r->status == SMTP_OK && r->deferred.n == 0) {
+		o->state = "sent";
+		o->sent_at = now;
+		return;
+	}
+	if (r->status == SMTP_PERM) {
+		o->state = "failed";
+		return;
+	}
+	if (r->status == SMTP_OK) {
+		/* Only the recipients the relay deferred are tried again. */
+		o->rcpt = buf_cstr(&r->deferred);
+	}
+	o->state = now - o->created >= OUTBOX_GIVE_UP ? "failed" : "queued";
+	o->next_attempt = now + outbox_backoff(o->attempts);
+}
+
+static enum err
+send_one(struct store *st, const struct config *conf, struct smtp *relay,
+    int64_t id, enum smtp_status *status)
+{
+	struct arena *a = arena_new();
+	struct store_outbox o;
+	struct smtp_result r;
+	enum err e = store_outbox_get(st, a, id, &o);
+
+	smtp_result_init(&r);
+	if (e == ERR_OK && strcmp(o.state, "queued") == 0) {
+		*status = smtp_send(
+		    relay, conf->bot_address, o.rcpt, o.body, o.body_len, &r);
+		if (*status != SMTP_CONFIG) {
+			judge(&o, &r, time_now());
+			if ((e = store_begin(st)) == ERR_OK &&
+			    (e = store_outbox_result(st, &o)) == ERR_OK)
+				e = store_commit(st);
+			else
+				store_rollback(st);
+		} else {
+			log_err("send: <%s>: %s", o.message_id, r.last_error);
+		}
+	}
+	smtp_result_free(&r);
+	arena_free(a);
+	return e;
+}
+
+enum err
+outbox_send(struct store *st, const struct config *conf, bool now,
+    unsigned *sent, unsigned *failed, unsigned *waiting)
+{
+	struct smtp *relay = NULL;
+	char password[512];
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e = store_outbox_due(st, time_now(), now, &ids, &n);
+
+	*sent = *failed = *waiting = 0;
+	if (e != ERR_OK || n == 0)
+		goto out;
+	if ((e = open_relay(conf, password, sizeof(password), &relay)))
+		goto out;
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		enum smtp_status s = SMTP_TEMP;
+
+		e = send_one(st, conf, relay, ids[i], &s);
+		if (s == SMTP_CONFIG)
+			e = ERR_CONFIG;
+		else if (s == SMTP_OK)
+			(*sent)++;
+		else if (s == SMTP_PERM)
+			(*failed)++;
+		else
+			(*waiting)++;
+	}
+out:
+	explicit_bzero(password, sizeof(password));
+	smtp_free(relay);
+	free(ids);
+	return e;
+}

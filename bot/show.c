@@ -1,0 +1,404 @@
+#include "bot/show.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/msgid.h"
+#include "storage/store_outbox.h"
+#include "util/ascii.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+
+enum err
+show_resolve(struct store *st, const char *ref, int64_t *contribution,
+    int64_t *series, int64_t *patch)
+{
+	struct str id;
+	char *copy;
+	const char *p;
+	enum err e;
+
+	*contribution = *series = *patch = 0;
+	for (p = ref; *p && ascii_isdigit(*p); p++)
+		;
+	if (*ref && *p == '\0' && p - ref < 19) {
+		*contribution = strtoll(ref, NULL, 10);
+		return ERR_OK;
+	}
+	id = msgid_from_user(str_from(ref));
+	if (id.p == NULL) {
+		fprintf(stderr,
+		    "patchyard: %s: not a contribution id or a "
+		    "Message-ID\n",
+		    ref);
+		return ERR_USAGE;
+	}
+	copy = str_dup(id);
+	e = store_read_msgid(st, copy, contribution, series, patch);
+	free(copy);
+	return e;
+}
+
+static void
+json_person(
+    struct json *j, const char *key, const char *name, const char *email)
+{
+	json_key(j, key);
+	json_obj_begin(j);
+	json_key(j, "name");
+	json_str(j, name && *name ? name : NULL);
+	json_key(j, "email");
+	json_str(j, email && *email ? email : NULL);
+	json_obj_end(j);
+}
+
+static void
+json_patch(struct json *j, const struct view_patch *p)
+{
+	size_t i;
+
+	json_obj_begin(j);
+	json_key(j, "id");
+	json_int(j, p->id);
+	json_key(j, "message_id");
+	json_str(j, p->message_id);
+	json_key(j, "number");
+	json_int(j, p->number);
+	json_key(j, "title");
+	json_str(j, p->title);
+	json_person(j, "author", p->author_name, p->author_email);
+	json_key(j, "slug");
+	json_str(j, p->slug);
+	json_key(j, "state");
+	json_str(j, p->state);
+	json_key(j, "queue");
+	json_str(j, p->queue);
+	json_key(j, "reason");
+	json_str(j, p->reason);
+	json_key(j, "conflict");
+	json_bool(j, p->conflict);
+	json_key(j, "patch_id");
+	json_str(j, p->patch_id);
+	json_key(j, "trailers");
+	json_arr_begin(j);
+	for (i = 0; i < p->ntrailers; i++) {
+		const struct view_trailer *t = &p->trailers[i];
+
+		json_obj_begin(j);
+		json_key(j, "name");
+		json_str(j, t->name);
+		json_key(j, "value");
+		json_str(j, t->value);
+		json_key(j, "message_id");
+		json_str(j, t->message_id);
+		json_key(j, "verified");
+		json_bool(j, t->verified);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
+static void
+json_patches(struct json *j, const struct view_series *s)
+{
+	size_t i;
+
+	json_key(j, "patches");
+	json_arr_begin(j);
+	for (i = 0; s && i < s->npatches; i++)
+		json_patch(j, &s->patches[i]);
+	json_arr_end(j);
+}
+
+static void
+json_series(struct json *j, const struct view_series *s)
+{
+	json_obj_begin(j);
+	json_key(j, "id");
+	json_int(j, s->id);
+	json_key(j, "message_id");
+	json_str(j, s->message_id);
+	json_key(j, "version");
+	json_int(j, s->version);
+	json_key(j, "expected");
+	json_int(j, s->expected);
+	json_key(j, "received");
+	json_int(j, s->received);
+	json_key(j, "complete");
+	json_bool(j, s->complete);
+	json_key(j, "state");
+	json_str(j, s->state);
+	json_patches(j, s);
+	json_obj_end(j);
+}
+
+static void
+json_events(struct json *j, const struct view_contrib *c)
+{
+	size_t i;
+	char when[32];
+
+	json_key(j, "events");
+	json_arr_begin(j);
+	for (i = 0; i < c->nevents; i++) {
+		const struct view_event *e = &c->events[i];
+
+		json_obj_begin(j);
+		json_key(j, "time");
+		if (time_fmt_iso(when, sizeof(when), e->time) == ERR_OK)
+			json_str(j, when);
+		else
+			json_null(j);
+		json_key(j, "kind");
+		json_str(j, e->kind);
+		json_key(j, "actor");
+		json_str(j, e->actor);
+		json_key(j, "detail");
+		json_str(j, e->detail);
+		json_key(j, "message_id");
+		json_str(j, e->message_id);
+		json_key(j, "slug");
+		json_str(j, e->slug);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
+json_checks(struct json *j, const struct view_contrib *c)
+{
+	size_t i;
+	char when[32];
+
+	json_key(j, "checks");
+	json_arr_begin(j);
+	for (i = 0; i < c->nchecks; i++) {
+		const struct store_check *k = &c->checks[i];
+
+		json_obj_begin(j);
+		json_key(j, "patch_id");
+		json_int(j, k->patch_id);
+		json_key(j, "context");
+		json_str(j, k->context);
+		json_key(j, "state");
+		json_str(j, k->state);
+		json_key(j, "url");
+		json_str(j, k->url);
+		json_key(j, "summary");
+		json_str(j, k->summary);
+		json_key(j, "reporter");
+		json_str(j, k->reporter);
+		json_key(j, "time");
+		if (time_fmt_iso(when, sizeof(when), k->time) == ERR_OK)
+			json_str(j, when);
+		else
+			json_null(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+static void
+json_outbox(struct json *j, const struct view_contrib *c)
+{
+	size_t i;
+
+	json_key(j, "outbox");
+	json_arr_begin(j);
+	for (i = 0; i < c->noutbox; i++) {
+		const struct store_outbox *o = &c->outbox[i];
+		struct str rest = str_from(o->rcpt), line;
+
+		json_obj_begin(j);
+		json_key(j, "message_id");
+		json_str(j, o->message_id);
+		json_key(j, "event");
+		json_str(j, o->kind);
+		json_key(j, "to");
+		json_arr_begin(j);
+		while (str_nextline(&rest, &line))
+			if (line.n)
+				json_strn(j, line.p, line.n);
+		json_arr_end(j);
+		json_key(j, "state");
+		json_str(j, o->state);
+		json_key(j, "attempts");
+		json_int(j, o->attempts);
+		json_key(j, "last_error");
+		json_str(j, o->last_error);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
+void
+show_json_contrib(struct json *j, const struct view_contrib *c, bool full)
+{
+	const struct view_series *n = c->newest;
+	size_t i;
+
+	json_obj_begin(j);
+	json_key(j, "id");
+	json_int(j, c->id);
+	json_key(j, "title");
+	json_str(j, n ? n->title : NULL);
+	json_key(j, "state");
+	json_str(j, store_read_state(c));
+	json_person(j, "submitter", n ? n->submitter_name : NULL,
+	    n ? n->submitter_email : NULL);
+	json_key(j, "version");
+	if (n)
+		json_int(j, n->version);
+	else
+		json_null(j);
+	json_key(j, "patch_count");
+	json_int(j, n ? (int64_t)n->npatches : 0);
+	json_key(j, "series");
+	json_arr_begin(j);
+	for (i = 0; i < c->nseries; i++)
+		json_series(j, &c->series[i]);
+	json_arr_end(j);
+	json_patches(j, n);
+	if (full) {
+		json_checks(j, c);
+		json_events(j, c);
+		json_outbox(j, c);
+	}
+	json_obj_end(j);
+}
+
+static void
+text_line(const struct view_contrib *c)
+{
+	const struct view_series *n = c->newest;
+	char q[160], who[96];
+
+	log_quote(q, sizeof(q), n ? n->title : "", n ? strlen(n->title) : 0);
+	log_quote(who, sizeof(who), n ? n->submitter_email : "",
+	    n ? strlen(n->submitter_email) : 0);
+	printf("%6" PRId64 "  %-17s v%-2d %2zu/%-2d  %s  <%s>\n", c->id,
+	    store_read_state(c), n ? n->version : 0, n ? n->npatches : 0,
+	    n ? n->expected : 0, q, who);
+}
+
+int
+show_list(struct store *st, const char *state, bool json)
+{
+	struct arena *a = arena_new();
+	struct buf out = BUF_INIT;
+	struct json j;
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e = store_read_list(st, 0, &ids, &n);
+
+	json_init(&j, &out, false);
+	json_arr_begin(&j);
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		struct view_contrib c;
+
+		arena_reset(a);
+		if ((e = store_read_contrib(st, a, ids[i], false, &c)))
+			break;
+		if (state && strcmp(store_read_state(&c), state) != 0)
+			continue;
+		if (json)
+			show_json_contrib(&j, &c, false);
+		else
+			text_line(&c);
+		if (json && out.n > 1 << 20) {
+			fwrite(out.p, 1, out.n, stdout);
+			buf_reset(&out);
+		}
+	}
+	json_arr_end(&j);
+	if (json && e == ERR_OK) {
+		fwrite(out.p, 1, out.n, stdout);
+		putchar('\n');
+	}
+	buf_free(&out);
+	free(ids);
+	arena_free(a);
+	return e == ERR_OK ? 0 : 1;
+}
+
+static void
+text_patch(const struct view_patch *p)
+{
+	char q[160];
+	size_t i;
+
+	log_quote(q, sizeof(q), p->title, strlen(p->title));
+	printf("    %2d  %-12s %s%s%s  %s\n", p->number, p->state,
+	    p->queue ? "(" : "", p->queue ? p->queue : "", p->queue ? ") " : "",
+	    q);
+	printf("        %s  patch-id %s\n", p->slug,
+	    p->patch_id ? p->patch_id : "-");
+	for (i = 0; i < p->ntrailers; i++) {
+		const struct view_trailer *t = &p->trailers[i];
+
+		if (t->own)
+			continue;
+		log_quote(q, sizeof(q), t->value, strlen(t->value));
+		printf("        %s: %s%s\n", t->name, q,
+		    t->verified ? "" : "  (unverified)");
+	}
+}
+
+static void
+text_contrib(const struct view_contrib *c)
+{
+	size_t i, k;
+	char q[200], when[32];
+
+	text_line(c);
+	for (i = 0; i < c->nseries; i++) {
+		const struct view_series *s = &c->series[i];
+
+		log_quote(q, sizeof(q), s->message_id, strlen(s->message_id));
+		printf("  v%d  %d/%d%s  %s  <%s>\n", s->version, s->received,
+		    s->expected, s->complete ? "" : " incomplete", s->state, q);
+		for (k = 0; k < s->npatches; k++)
+			text_patch(&s->patches[k]);
+	}
+	for (i = 0; i < c->nevents; i++) {
+		const struct view_event *e = &c->events[i];
+
+		if (time_fmt_iso(when, sizeof(when), e->time) != ERR_OK)
+			when[0] = '\0';
+		log_quote(q, sizeof(q), e->detail ? e->detail : "",
+		    e->detail ? strlen(e->detail) : 0);
+		printf("  %s  %s %s %s\n", when, e->kind,
+		    e->slug ? e->slug : "", q);
+	}
+}
+
+int
+show_one(struct store *st, const char *ref, bool json)
+{
+	struct arena *a = arena_new();
+	struct view_contrib c;
+	int64_t cid, sid, pid;
+	enum err e = show_resolve(st, ref, &cid, &sid, &pid);
+
+	if (e == ERR_OK)
+		e = store_read_contrib(st, a, cid, true, &c);
+	if (e == ERR_NOTFOUND)
+		fprintf(stderr, "patchyard: %s: no such contribution\n", ref);
+	if (e == ERR_OK && json) {
+		struct buf out = BUF_INIT;
+		struct json j;
+
+		json_init(&j, &out, false);
+		show_json_contrib(&j, &c, true);
+		fwrite(out.p, 1, out.n, stdout);
+		putchar('\n');
+		buf_free(&out);
+	} else if (e == ERR_OK) {
+		text_contrib(&c);
+	}
+	arena_free(a);
+	return e == ERR_OK ? 0 : e == ERR_USAGE ? 2 : 1;
+}

@@ -1,0 +1,709 @@
+/*
+ * The patch state machine (DESIGN.md §3) and its commands (§5).
+ *
+ * Every command runs in the caller's transaction and is all or nothing:
+ * it checks who asks (maintainer of the project and of every file the
+ * patches touch, CI address, the author) and that every patch it names
+ * may make the transition, and only then changes anything.  Each change
+ * is an event; the mails it causes are queued with it.
+ */
+#include "bot/workflow.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/notify.h"
+#include "parsers/addr.h"
+#include "storage/store_event.h"
+#include "storage/store_msg.h"
+#include "storage/store_outbox.h"
+#include "storage/store_patch.h"
+#include "storage/store_series.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+struct workflow {
+	struct store *st;
+	const struct config *conf;
+	struct notify *nt;
+	struct arena *a;
+	int64_t now;
+};
+
+struct who {
+	const char *email; /* NULL: the local user */
+	const char *label; /* for events and mails */
+	int64_t msg_id; /* the command mail; 0 from the terminal */
+};
+
+struct target {
+	struct store_series s;
+	const char *project; /* name, "" when unassigned */
+	const struct conf_project *conf;
+	struct store_patch *p;
+	size_t n;
+	bool whole; /* the whole series */
+};
+
+struct workflow *
+workflow_new(struct store *st, const struct config *conf)
+{
+	struct workflow *w = xcalloc(1, sizeof(*w));
+
+	w->st = st;
+	w->conf = conf;
+	w->nt = notify_new(st, conf);
+	w->a = arena_new();
+	return w;
+}
+
+void
+workflow_free(struct workflow *w)
+{
+	if (w == NULL)
+		return;
+	notify_free(w->nt);
+	arena_free(w->a);
+	free(w);
+}
+
+static enum err
+load_target(struct workflow *w, int64_t series, int64_t patch, bool whole,
+    struct target *t)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e;
+
+	memset(t, 0, sizeof(*t));
+	if ((e = store_series_get(w->st, w->a, series, &t->s)) != ERR_OK)
+		return e;
+	t->project =
+	    arena_strdup(w->a, store_project_name(w->st, t->s.project_id));
+	t->conf = config_project(w->conf, t->project);
+	t->whole = whole || patch == 0;
+	if (t->whole) {
+		if ((e = store_patch_of_series(w->st, series, &ids, &n)))
+			return e;
+	} else {
+		ids = xmalloc(sizeof(*ids));
+		ids[0] = patch;
+		n = 1;
+	}
+	t->p = arena_zalloc(w->a, (n ? n : 1) * sizeof(*t->p));
+	for (i = 0; i < n && e == ERR_OK; i++)
+		e = store_patch_get(w->st, w->a, ids[i], &t->p[i]);
+	t->n = n;
+	free(ids);
+	return e;
+}
+
+/* ---- who may ---- */
+
+/* MAINTAINERS F: patterns: "dir/" is everything below dir, a pattern
+ * with wildcards matches like the shell (not across '/'), anything else
+ * is a file or the directory of that name. */
+static bool
+path_matches(const char *pattern, const char *file)
+{
+	size_t n = strlen(pattern);
+
+	if (n && pattern[n - 1] == '/')
+		return strncmp(file, pattern, n) == 0;
+	if (strpbrk(pattern, "*?["))
+		return fnmatch(pattern, file, FNM_PATHNAME) == 0;
+	return strcmp(pattern, file) == 0 ||
+	    (strncmp(file, pattern, n) == 0 && file[n] == '/');
+}
+
+/* Is email a maintainer of the target's project?  *outside gets the files
+ * of the target that their path patterns do not cover. */
+static bool
+maintainer(struct workflow *w, const struct target *t, const char *email,
+    struct buf *outside)
+{
+	const struct conf_maintainer *ms = w->conf->maintainers;
+	bool found = false, all = false;
+	size_t i, k, f;
+
+	for (i = 0; i < w->conf->nmaintainers; i++) {
+		if (!addr_same(ms[i].email, email) ||
+		    (ms[i].project && strcmp(ms[i].project, t->project) != 0))
+			continue;
+		found = true;
+		all |= ms[i].npaths == 0;
+	}
+	if (!found || all)
+		return found;
+	for (k = 0; k < t->n; k++) {
+		struct str rest = str_from(t->p[k].files), line;
+
+		while (str_nextline(&rest, &line)) {
+			char *file = str_dup(line);
+			bool ok = false;
+
+			for (i = 0; i < w->conf->nmaintainers && !ok; i++) {
+				if (!addr_same(ms[i].email, email) ||
+				    (ms[i].project &&
+				        strcmp(ms[i].project, t->project) != 0))
+					continue;
+				for (f = 0; f < ms[i].npaths && !ok; f++)
+					ok = path_matches(ms[i].paths[f], file);
+			}
+			if (!ok && !strstr(buf_cstr(outside), file))
+				buf_addf(outside, "%s%s",
+				    outside->n ? ", " : "", file);
+			free(file);
+		}
+	}
+	return true;
+}
+
+static bool
+ci(struct workflow *w, const char *email)
+{
+	size_t i;
+
+	for (i = 0; i < w->conf->ncis; i++)
+		if (addr_same(w->conf->cis[i].email, email))
+			return true;
+	return false;
+}
+
+static bool
+author(const struct target *t, const char *email)
+{
+	size_t i;
+
+	if (addr_same(t->s.submitter_email, email))
+		return true;
+	for (i = 0; i < t->n; i++)
+		if (!addr_same(t->p[i].author_email, email))
+			return false;
+	return t->n > 0;
+}
+
+/* May who run c on t?  *why says why not. */
+static bool
+allowed(struct workflow *w, const struct command *c, const struct target *t,
+    const struct who *who, struct buf *why)
+{
+	struct buf outside = BUF_INIT;
+	bool ok;
+
+	if (who->email == NULL || c->verb == CMD_HELP)
+		return true;
+	if (c->verb == CMD_CHECK) {
+		if (ci(w, who->email))
+			return true;
+		buf_adds(why,
+		    "only the CI addresses of the configuration may "
+		    "report test results");
+		return false;
+	}
+	ok = maintainer(w, t, who->email, &outside);
+	if (ok && outside.n) {
+		buf_addf(why, "you maintain none of these files: %s",
+		    buf_cstr(&outside));
+		ok = false;
+	} else if (!ok && c->verb == CMD_WITHDRAW && author(t, who->email)) {
+		ok = true;
+	} else if (!ok && author(t, who->email)) {
+		buf_adds(why,
+		    "authors may withdraw their patches; only a "
+		    "maintainer may do this");
+	} else if (!ok) {
+		buf_addf(why, "you are not a maintainer of %s",
+		    *t->project ? t->project : "this list");
+	}
+	buf_free(&outside);
+	return ok;
+}
+
+/* ---- transitions ---- */
+
+static bool
+state_is(const struct store_patch *p, const char *s)
+{
+	return strcmp(p->state, s) == 0;
+}
+
+static bool
+unstaged(const struct store_patch *p)
+{
+	return state_is(p, "new") || state_is(p, "changes-requested") ||
+	    state_is(p, "rejected");
+}
+
+static void
+say_state(struct buf *why, const struct store_patch *p)
+{
+	buf_addf(why, "%s%s is %s", why->n ? "; " : "", p->slug, p->state);
+	if (p->queue)
+		buf_addf(why, " (%s)", p->queue);
+	if (p->reason)
+		buf_addf(why, " (%s)", p->reason);
+}
+
+static enum err
+event(struct workflow *w, const char *kind, const struct target *t,
+    const struct store_patch *p, const struct who *who, const char *detail,
+    int64_t *id)
+{
+	struct store_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.time = w->now;
+	e.kind = kind;
+	e.contribution_id = t->s.contribution_id;
+	e.series_id = t->s.id;
+	e.patch_id = p ? p->id : 0;
+	e.message_id = who->msg_id;
+	e.actor = who->label;
+	e.detail = detail;
+	return store_event_add(w->st, &e, id);
+}
+
+/* Record a patch's change, its event and, for mail events, its mail. */
+static enum err
+changed(struct workflow *w, const struct target *t, struct store_patch *p,
+    const char *kind, const struct who *who, const char *detail,
+    const struct notify_kv *kv)
+{
+	int64_t ev;
+	bool held;
+	enum err e = store_patch_update(w->st, p);
+
+	if (e == ERR_OK)
+		e = event(w, kind, t, p, who, detail, &ev);
+	if (e != ERR_OK || strcmp(kind, "state") == 0 ||
+	    strcmp(kind, "withdrawn") == 0)
+		return e;
+	/* Stage, update and graduate are told once the tree has them. */
+	held = (strcmp(kind, "staged") == 0 || strcmp(kind, "updated") == 0 ||
+	           strcmp(kind, "graduated") == 0) &&
+	    t->conf && t->conf->staging;
+	return notify_patch(w->nt, kind, p->id, ev, who->label, kv, held);
+}
+
+static enum err
+queue_end(struct workflow *w, const struct target *t, struct store_patch *p,
+    const char *queue)
+{
+	int64_t pos;
+	enum err e =
+	    store_patch_queue_next(w->st, t->s.project_id, queue, &pos);
+
+	if (e == ERR_OK) {
+		p->state = "staged";
+		p->queue = queue;
+		p->queue_pos = pos;
+		p->queued_at = w->now;
+		p->conflict = false;
+		p->reason = NULL;
+	}
+	return e;
+}
+
+static enum err
+do_stage(struct workflow *w, const struct target *t, const struct who *who,
+    struct buf *msg)
+{
+	size_t i, n = 0;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < t->n; i++)
+		if (!unstaged(&t->p[i]) && !state_is(&t->p[i], "staged"))
+			say_state(msg, &t->p[i]);
+	if (msg->n)
+		return ERR_CONFLICT;
+	if (t->n == 0) {
+		buf_adds(msg, "no patch of this series has arrived yet");
+		return ERR_CONFLICT;
+	}
+	for (i = 0; i < t->n && e == ERR_OK; i++) {
+		struct store_patch *p = &t->p[i];
+
+		if (state_is(p, "staged"))
+			continue;
+		if ((e = queue_end(w, t, p, "unstable")) == ERR_OK)
+			e = changed(w, t, p, "staged", who, NULL, NULL);
+		if (e == ERR_OK)
+			buf_addf(msg, "%s%s", n++ ? ", " : "", p->slug);
+	}
+	if (e == ERR_OK && n)
+		buf_adds(msg,
+		    n == 1 ? ": added to the unstable queue"
+		           : ": added to the unstable queue, in this "
+		             "order");
+	else if (e == ERR_OK)
+		buf_adds(msg, "already staged: nothing to do");
+	return e;
+}
+
+static bool
+droppable(const struct store_patch *p)
+{
+	return unstaged(p) || state_is(p, "staged");
+}
+
+static enum err
+do_drop(struct workflow *w, const struct target *t, const struct who *who,
+    const char *reason, const char *words, struct buf *msg)
+{
+	const char *kind =
+	    strcmp(reason, "withdrawn") == 0 ? "dropped" : "dropped";
+	size_t i;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < t->n; i++)
+		if (!droppable(&t->p[i]))
+			say_state(msg, &t->p[i]);
+	if (msg->n || t->n == 0) {
+		if (t->n == 0)
+			buf_adds(msg, "no patch to drop");
+		return ERR_CONFLICT;
+	}
+	for (i = 0; i < t->n && e == ERR_OK; i++) {
+		struct store_patch *p = &t->p[i];
+		struct notify_kv kv[] = { { "reason", reason },
+			{ "words", words }, { "queue", p->queue },
+			{ NULL, NULL } };
+
+		p->state = "dropped";
+		p->reason = reason;
+		e = changed(w, t, p, kind, who, words ? words : reason, kv);
+		p->queue = NULL;
+		p->queue_pos = 0;
+		if (e == ERR_OK)
+			e = store_patch_update(w->st, p);
+		if (e == ERR_OK)
+			buf_addf(msg, "%s%s", i ? ", " : "", p->slug);
+	}
+	if (e == ERR_OK)
+		buf_addf(msg, ": dropped (%s)", reason);
+	return e;
+}
+
+static enum err
+do_graduate(struct workflow *w, const struct target *t, const struct who *who,
+    struct buf *msg)
+{
+	size_t i;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < t->n; i++)
+		if (!state_is(&t->p[i], "staged") || !t->p[i].queue ||
+		    strcmp(t->p[i].queue, "unstable") != 0)
+			say_state(msg, &t->p[i]);
+	if (msg->n || t->n == 0) {
+		buf_adds(msg,
+		    t->n ? ": only patches in the unstable queue "
+		           "graduate"
+		         : "no patch to graduate");
+		return ERR_CONFLICT;
+	}
+	for (i = 0; i < t->n && e == ERR_OK; i++) {
+		if ((e = queue_end(w, t, &t->p[i], "stable")) == ERR_OK)
+			e = changed(
+			    w, t, &t->p[i], "graduated", who, NULL, NULL);
+		if (e == ERR_OK)
+			buf_addf(msg, "%s%s", i ? ", " : "", t->p[i].slug);
+	}
+	if (e == ERR_OK)
+		buf_adds(msg, ": moved to the stable queue");
+	return e;
+}
+
+static enum err
+do_state(struct workflow *w, const struct target *t, const struct who *who,
+    const char *state, struct buf *msg)
+{
+	size_t i;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < t->n; i++)
+		if (!unstaged(&t->p[i]))
+			say_state(msg, &t->p[i]);
+	if (msg->n || t->n == 0) {
+		buf_adds(msg,
+		    t->n ? ": only unstaged patches change state "
+		           "this way (drop a staged one)"
+		         : "no patch");
+		return ERR_CONFLICT;
+	}
+	for (i = 0; i < t->n && e == ERR_OK; i++) {
+		t->p[i].state = state;
+		e = changed(w, t, &t->p[i], "state", who, state, NULL);
+		if (e == ERR_OK)
+			buf_addf(msg, "%s%s", i ? ", " : "", t->p[i].slug);
+	}
+	if (e == ERR_OK)
+		buf_addf(msg, ": now %s", state);
+	return e;
+}
+
+static enum err
+do_fold(struct workflow *w, const struct target *t, const struct who *who,
+    const char *slug, struct buf *msg)
+{
+	struct store_patch into;
+	int64_t id;
+	struct notify_kv kv[] = { { "reason", "folded" }, { "into", slug },
+		{ NULL, NULL } };
+	enum err e;
+
+	if (t->n != 1 || t->whole) {
+		buf_adds(msg, "fold takes one patch: answer the fix-up itself");
+		return ERR_INVAL;
+	}
+	e = store_patch_by_slug(w->st, t->s.project_id, slug, &id);
+	if (e == ERR_NOTFOUND) {
+		buf_addf(msg, "no patch is called %s", slug);
+		return ERR_INVAL;
+	}
+	if (e == ERR_OK)
+		e = store_patch_get(w->st, w->a, id, &into);
+	if (e != ERR_OK)
+		return e;
+	if (!state_is(&into, "staged") || into.id == t->p[0].id) {
+		say_state(msg, &into);
+		buf_adds(msg, ": a fix-up folds into a staged patch");
+		return ERR_CONFLICT;
+	}
+	if (!droppable(&t->p[0])) {
+		say_state(msg, &t->p[0]);
+		return ERR_CONFLICT;
+	}
+	t->p[0].state = "dropped";
+	t->p[0].reason = "folded";
+	t->p[0].folded_into = into.id;
+	e = changed(w, t, &t->p[0], "dropped", who, slug, kv);
+	t->p[0].queue = NULL;
+	t->p[0].queue_pos = 0;
+	if (e == ERR_OK)
+		e = store_patch_update(w->st, &t->p[0]);
+	if (e == ERR_OK)
+		e = changed(w, t, &into, "updated", who, t->p[0].slug, NULL);
+	if (e == ERR_OK)
+		buf_addf(msg, "%s: folded into %s", t->p[0].slug, into.slug);
+	return e;
+}
+
+static enum err
+do_check(struct workflow *w, const struct target *t, const struct who *who,
+    const struct command *c, struct buf *msg)
+{
+	size_t i;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < t->n && e == ERR_OK; i++) {
+		struct store_check k;
+
+		memset(&k, 0, sizeof(k));
+		k.patch_id = t->p[i].id;
+		k.series_id = t->s.id;
+		k.context = c->arg;
+		k.state = c->arg2;
+		k.url = c->arg3;
+		k.reporter = who->label;
+		k.time = w->now;
+		if ((e = store_check_add(w->st, &k)) == ERR_OK)
+			e = event(w, "check", t, &t->p[i], who, c->arg2, NULL);
+	}
+	if (e == ERR_OK)
+		buf_addf(msg, "%s: %s recorded for %zu patch%s", c->arg,
+		    c->arg2, t->n, t->n == 1 ? "" : "es");
+	return e;
+}
+
+static const char help_text[] =
+    "Commands, each on a line of its own in a reply to a patch (or to the "
+    "cover letter, for the whole series):\n"
+    "  stage [series]            add to the unstable queue (maintainers)\n"
+    "  drop REASON [WORDS]       nacked, to-be-updated, withdrawn, "
+    "obsolete, failures\n"
+    "  graduate                  move from the unstable to the stable queue\n"
+    "  fold SLUG                 fold this fix-up into a staged patch\n"
+    "  state new|changes-requested|rejected\n"
+    "  retest                    run the tests again\n"
+    "  check CONTEXT STATE [URL] record a test result (CI addresses)\n"
+    "  withdraw                  drop your own patch (its author)\n"
+    "  help                      this list";
+
+static enum err
+run(struct workflow *w, const struct command *c, const struct target *t,
+    const struct who *who, struct buf *msg)
+{
+	if (!allowed(w, c, t, who, msg))
+		return ERR_PERM;
+	switch (c->verb) {
+	case CMD_STAGE:
+		return do_stage(w, t, who, msg);
+	case CMD_DROP:
+		return do_drop(w, t, who, c->arg, c->arg2, msg);
+	case CMD_WITHDRAW:
+		return do_drop(w, t, who, "withdrawn", NULL, msg);
+	case CMD_GRADUATE:
+		return do_graduate(w, t, who, msg);
+	case CMD_STATE:
+		return do_state(w, t, who, c->arg, msg);
+	case CMD_FOLD:
+		return do_fold(w, t, who, c->arg, msg);
+	case CMD_CHECK:
+		return do_check(w, t, who, c, msg);
+	case CMD_RETEST:
+		buf_adds(msg,
+		    w->conf->test_command
+		        ? "tests run on the staging tree; this one is not "
+		          "staged"
+		        : "no tests are configured for this project");
+		return ERR_CONFLICT;
+	case CMD_HELP:
+		buf_adds(msg, help_text);
+		return ERR_OK;
+	case CMD_BAD:
+		buf_adds(msg, c->error ? c->error : "not a command");
+		return ERR_INVAL;
+	}
+	return ERR_INVAL;
+}
+
+static bool
+refusal(enum err e)
+{
+	return e == ERR_PERM || e == ERR_CONFLICT || e == ERR_INVAL;
+}
+
+/* ---- by mail ---- */
+
+static const char *
+authenticate(struct workflow *w, const struct mail *m)
+{
+	const char *why = NULL;
+
+	if (w->conf->auth_require == CONF_AUTH_NONE)
+		return NULL;
+	if (w->conf->auth_authserv_id == NULL)
+		return "auth.authserv-id is not configured, so no mail is "
+		       "trusted";
+	if (addr_auth_check(w->a, &m->hdr, w->conf->auth_authserv_id,
+	        m->from.email, &why) == ADDR_AUTH_PASS)
+		return NULL;
+	return why ? why : "not authenticated";
+}
+
+static enum err
+refuse_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
+    int64_t series_id, const char *why)
+{
+	struct store_event e;
+	struct store_series s;
+	char q[128], f[128];
+
+	log_warn("workflow: <%s>: commands from %s refused: %s",
+	    log_quote(q, sizeof(q), m->msgid, strlen(m->msgid)),
+	    log_quote(f, sizeof(f), m->from.email, strlen(m->from.email)), why);
+	memset(&e, 0, sizeof(e));
+	e.time = w->now;
+	e.kind = "refused";
+	e.message_id = msg_id;
+	e.actor = m->from.email;
+	e.detail = why;
+	if (series_id &&
+	    store_series_get(w->st, w->a, series_id, &s) == ERR_OK) {
+		e.contribution_id = s.contribution_id;
+		e.series_id = series_id;
+	}
+	return store_event_add(w->st, &e, NULL);
+}
+
+enum err
+workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
+    int64_t series_id, int64_t patch_id)
+{
+	struct notify_line *lines;
+	struct who who;
+	int64_t contribution = 0;
+	const char *why;
+	size_t i;
+	enum err e = ERR_OK;
+
+	if (m->ncommands == 0 || (m->flags & MAIL_F_AUTO))
+		return ERR_OK;
+	arena_reset(w->a);
+	w->now = time_now();
+	if ((why = authenticate(w, m)) != NULL)
+		return refuse_mail(w, m, msg_id, series_id, why);
+	who.email = m->from.email;
+	who.label =
+	    *m->from.name ? arena_strdup(w->a, m->from.name) : m->from.email;
+	who.msg_id = msg_id;
+	lines = arena_zalloc(w->a, m->ncommands * sizeof(*lines));
+	for (i = 0; i < m->ncommands && e == ERR_OK; i++) {
+		const struct command *c = &m->commands[i];
+		struct buf msg = BUF_INIT;
+		struct target t;
+
+		if (c->verb == CMD_BAD || c->verb == CMD_HELP || series_id) {
+			e = series_id ? load_target(w, series_id, patch_id,
+			                    c->verb == CMD_STAGE && c->arg, &t)
+			              : ERR_OK;
+			if (e == ERR_OK && series_id == 0)
+				memset(&t, 0, sizeof(t)), t.project = "";
+			if (e == ERR_OK) {
+				e = run(w, c, &t, &who, &msg);
+				contribution = t.s.contribution_id;
+			}
+		} else {
+			buf_adds(&msg,
+			    "this mail answers no patch patchyard "
+			    "tracks");
+			e = ERR_NOTFOUND;
+		}
+		lines[i].line = c->line;
+		lines[i].status = e == ERR_OK ? "done" : "refused";
+		lines[i].message = arena_strdup(w->a, buf_cstr(&msg));
+		buf_free(&msg);
+		if (refusal(e) || e == ERR_NOTFOUND)
+			e = ERR_OK;
+	}
+	if (e == ERR_OK)
+		e = notify_transcript(
+		    w->nt, msg_id, contribution, lines, m->ncommands);
+	return e;
+}
+
+/* ---- from the terminal ---- */
+
+enum err
+workflow_local(struct workflow *w, const struct command *c,
+    int64_t contribution, int64_t series, int64_t patch, const char *actor,
+    struct buf *msg)
+{
+	struct who who = { NULL, actor, 0 };
+	struct target t;
+	enum err e;
+
+	arena_reset(w->a);
+	w->now = time_now();
+	if (series == 0) {
+		int64_t *ids = NULL;
+		size_t n = 0;
+
+		/* A contribution: its newest series. */
+		if ((e = store_series_of(w->st, contribution, &ids, &n)))
+			return e;
+		series = n ? ids[0] : 0;
+		free(ids);
+		if (series == 0)
+			return ERR_NOTFOUND;
+	}
+	e = load_target(w, series, patch, c->verb == CMD_STAGE && c->arg, &t);
+	if (e == ERR_OK)
+		e = run(w, c, &t, &who, msg);
+	return e;
+}

@@ -1,0 +1,45 @@
+/*
+ * The patch state machine (DESIGN.md §3) and the commands that drive it
+ * (§5), by mail and from the terminal through the same code: who may do
+ * what, which transitions are valid, an event for every change, and the
+ * acknowledgments and transcripts they cause.
+ */
+#ifndef BOT_WORKFLOW_H
+#define BOT_WORKFLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "parsers/command.h"
+#include "parsers/config.h"
+#include "parsers/mail.h"
+#include "storage/store.h"
+#include "util/buf.h"
+
+struct workflow;
+
+struct workflow *workflow_new(struct store *st, const struct config *conf);
+void workflow_free(struct workflow *w);
+
+/*
+ * The commands of a mail already stored as msg_id and placed in its
+ * thread (series_id, patch_id: what it answers; 0 when unknown), inside
+ * the caller's transaction.  Mail that is automated, from the bot, or
+ * not authenticated (auth.require = dkim) changes nothing and gets no
+ * answer; the refusal is logged and recorded as an event.  Otherwise
+ * every command runs (each all or nothing) and one transcript answers.
+ */
+enum err workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
+    int64_t series_id, int64_t patch_id);
+
+/*
+ * One command from the terminal on REF (contribution: its newest series;
+ * patch or cover Message-ID: that patch or series), with the local user
+ * as actor.  *msg gets what happened or why not; returns ERR_OK, or
+ * ERR_PERM / ERR_CONFLICT / ERR_INVAL when it was refused.
+ */
+enum err workflow_local(struct workflow *w, const struct command *c,
+    int64_t contribution, int64_t series, int64_t patch, const char *actor,
+    struct buf *msg);
+
+#endif

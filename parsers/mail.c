@@ -1,0 +1,299 @@
+/*
+ * The one pass over a mail that ingest needs: the cheap header split for
+ * every mail, then the body (MIME, patch, trailers, commands) for the
+ * rest.  A mail that cannot be parsed still leaves with a key and a hash,
+ * so it is stored and never lost.
+ */
+#include "parsers/mail.h"
+
+#include <string.h>
+
+#include "parsers/charset.h"
+#include "parsers/date.h"
+#include "parsers/limits.h"
+#include "parsers/msgid.h"
+#include "parsers/patchid.h"
+#include "util/ascii.h"
+
+const char *
+mail_kind_name(enum mail_kind k)
+{
+	switch (k) {
+	case MAIL_PATCH:
+		return "patch";
+	case MAIL_COVER:
+		return "cover";
+	case MAIL_REPLY:
+		return "reply";
+	case MAIL_PULL:
+		return "pull";
+	case MAIL_BOT:
+		return "bot";
+	case MAIL_OTHER:
+		break;
+	}
+	return "other";
+}
+
+static void
+hash_field(struct patchid_sha1_ctx *c, const struct hdr *h, const char *name)
+{
+	const struct hdr_field *f = hdr_get(h, name);
+
+	if (f)
+		patchid_sha1_update(c, f->value.p, f->value.n);
+	patchid_sha1_update(c, "", 1);
+}
+
+static void
+make_hash(struct mail *m, const char *raw, size_t n, bool have_hdr)
+{
+	struct patchid_sha1_ctx c;
+
+	if (!have_hdr) {
+		patchid_sha1(raw, n, m->hash);
+		return;
+	}
+	patchid_sha1_init(&c);
+	hash_field(&c, &m->hdr, "From");
+	hash_field(&c, &m->hdr, "Date");
+	hash_field(&c, &m->hdr, "Subject");
+	hash_field(&c, &m->hdr, "To");
+	hash_field(&c, &m->hdr, "Cc");
+	patchid_sha1_update(&c, raw + m->hdr.body_off, n - m->hdr.body_off);
+	patchid_sha1_final(&c, m->hash);
+}
+
+/* A key for a mail without a usable Message-ID, made from its content so
+ * that a second delivery finds the first. */
+static void
+synth_msgid(struct arena *a, struct mail *m)
+{
+	char hex[41], *id;
+
+	patchid_hex(m->hash, hex);
+	id = arena_alloc(a, 64);
+	memcpy(id, hex, 40);
+	memcpy(id + 40, "@msgid.patchyard.invalid", 25);
+	m->msgid = id;
+	m->flags |= MAIL_F_NOMSGID;
+}
+
+static void
+parse_refs(struct arena *a, struct mail *m)
+{
+	struct str *ids = NULL;
+	size_t n = 0, i, k = 0;
+	struct str v = hdr_value(a, &m->hdr, "References");
+
+	if (v.p == NULL || msgid_list(a, v, &ids, &n) != ERR_OK || n == 0) {
+		struct str irt =
+		    msgid_first(a, hdr_value(a, &m->hdr, "In-Reply-To"));
+
+		n = 0;
+		if (irt.p) {
+			ids = arena_alloc(a, sizeof(*ids));
+			ids[0] = irt;
+			n = 1;
+		}
+	}
+	m->refs = arena_alloc(a, (n ? n : 1) * sizeof(*m->refs));
+	for (i = 0; i < n; i++) {
+		/* A mail naming itself as its ancestor is a loop: drop it. */
+		if (str_eqs(ids[i], m->msgid))
+			continue;
+		m->refs[k++] = ids[i].p;
+	}
+	m->nrefs = k;
+}
+
+static bool
+is_auto(struct arena *a, const struct mail *m, const struct mail_opts *o)
+{
+	struct str v = hdr_value(a, &m->hdr, "Auto-Submitted");
+
+	if (v.p) {
+		long semi = str_find(v, ';');
+
+		if (semi >= 0)
+			v.n = (size_t)semi;
+		if (!str_ieqs(str_trim(v), "no"))
+			return true;
+	}
+	if (hdr_get(&m->hdr, "X-Patchyard-Event"))
+		return true;
+	return o->bot_address && m->from.email &&
+	    addr_same(m->from.email, o->bot_address);
+}
+
+/* "change-id: X" and "base-commit: X" lines, as b4 and format-patch
+ * write them. */
+static void
+footer_ids(struct arena *a, struct mail *m)
+{
+	struct str rest = m->text, line;
+
+	while (str_nextline(&rest, &line)) {
+		struct str v;
+
+		if (str_startswith(line, "change-id: ") && !m->change_id) {
+			v = str_trim(str_skip(line, 11));
+			if (v.n > 0 && v.n <= 128)
+				m->change_id = arena_str(a, v).p;
+		} else if (str_startswith(line, "base-commit: ") &&
+		    !m->base_commit) {
+			v = str_trim(str_skip(line, 13));
+			if (v.n >= 7 && v.n <= 64)
+				m->base_commit = arena_str(a, v).p;
+		}
+	}
+}
+
+static void
+parse_supersedes(struct arena *a, struct mail *m)
+{
+	struct str v = hdr_value(a, &m->hdr, "Supersedes");
+	struct str *ids = NULL;
+	size_t n = 0, i;
+
+	if (v.p == NULL || msgid_list(a, v, &ids, &n) != ERR_OK || n == 0)
+		return;
+	m->supersedes = arena_alloc(a, n * sizeof(*m->supersedes));
+	for (i = 0; i < n; i++)
+		m->supersedes[i] = ids[i].p;
+	m->nsupersedes = n;
+}
+
+/* The text people wrote: the first inline text/plain part, else the
+ * first text part. */
+static struct str
+main_text(const struct mime *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nparts; i++)
+		if (b->parts[i].text && !b->parts[i].attachment &&
+		    strcmp(b->parts[i].type, "text/plain") == 0)
+			return b->parts[i].data;
+	for (i = 0; i < b->nparts; i++)
+		if (b->parts[i].text)
+			return b->parts[i].data;
+	return str_make("", 0);
+}
+
+static void
+parse_body(struct arena *a, const char *raw, size_t n, struct mail *m)
+{
+	struct patch_in in;
+
+	if (mime_parse(a, raw, n, &m->hdr, &m->body) != ERR_OK) {
+		m->flags |= MAIL_F_OVERLIMIT;
+		m->limit = "mime";
+		return;
+	}
+	if (m->body.flags & (MIME_F_BROKEN | MIME_F_DEPTH | MIME_F_PARTS))
+		m->flags |= MAIL_F_BROKEN;
+	if (m->body.flags & MIME_F_CHARSET)
+		m->flags |= MAIL_F_CHARSET;
+	m->text = main_text(&m->body);
+	footer_ids(a, m);
+	if (!m->subj.reply && !(m->flags & MAIL_F_AUTO)) {
+		memset(&in, 0, sizeof(in));
+		in.body = &m->body;
+		in.from = m->from;
+		in.subject = str_from(m->subject);
+		in.date = hdr_value(a, &m->hdr, "Date");
+		if (patch_parse(a, &in, &m->patch) != ERR_OK)
+			m->patch = NULL;
+		if (m->patch == NULL || m->subj.pull)
+			if (patch_parse_pull(a, &m->body, &m->pull) != ERR_OK)
+				m->pull = NULL;
+	}
+}
+
+static enum mail_kind
+classify(const struct mail *m)
+{
+	if (m->flags & MAIL_F_AUTO)
+		return MAIL_BOT;
+	if (m->subj.reply)
+		return MAIL_REPLY;
+	if (m->pull)
+		return MAIL_PULL;
+	if (m->patch && m->subj.number != 0)
+		return MAIL_PATCH;
+	if (m->patch && m->subj.total == 0)
+		return MAIL_PATCH; /* a lone patch, tagged or not */
+	if (m->subj.patch && m->subj.number == 0 && m->subj.total > 0)
+		return MAIL_COVER;
+	if (m->nrefs > 0)
+		return MAIL_REPLY;
+	return MAIL_OTHER;
+}
+
+static void
+parse_from(struct arena *a, struct mail *m)
+{
+	struct str v = hdr_value(a, &m->hdr, "From");
+
+	if (v.p == NULL || addr_parse(a, v, &m->from) != ERR_OK) {
+		m->from.name = "";
+		m->from.email = "";
+	}
+}
+
+enum err
+mail_parse(struct arena *a, const char *raw, size_t n,
+    const struct mail_opts *o, struct mail *m)
+{
+	struct str v;
+	bool fallback = false;
+
+	memset(m, 0, sizeof(*m));
+	m->from.name = m->from.email = "";
+	m->subject = "";
+	if (n > LIMIT_MAIL_SIZE || hdr_split(a, raw, n, &m->hdr) != ERR_OK) {
+		m->flags |= MAIL_F_OVERLIMIT;
+		m->limit = n > LIMIT_MAIL_SIZE ? "mail size" : "header";
+		make_hash(m, raw, n, false);
+		synth_msgid(a, m);
+		m->refs = arena_alloc(a, sizeof(*m->refs));
+		return ERR_LIMIT;
+	}
+	make_hash(m, raw, n, true);
+	m->msgid = msgid_first(a, hdr_value(a, &m->hdr, "Message-ID")).p;
+	if (m->msgid == NULL)
+		synth_msgid(a, m);
+	parse_refs(a, m);
+	parse_from(a, m);
+	v = hdr_value(a, &m->hdr, "Date");
+	if (v.p == NULL || date_parse(v, &m->date, &m->tz) != ERR_OK) {
+		m->date = 0;
+		m->flags |= MAIL_F_NODATE;
+	}
+	v = hdr_value(a, &m->hdr, "Subject");
+	if (v.p && charset_decode_header(a, v, &v, &fallback) == ERR_OK)
+		m->subject = v.p;
+	if (fallback)
+		m->flags |= MAIL_F_CHARSET;
+	subject_parse(a, str_from(m->subject), &m->subj);
+	m->list_id = hdr_value(a, &m->hdr, "List-Id");
+	m->to = hdr_value(a, &m->hdr, "To");
+	m->cc = hdr_value(a, &m->hdr, "Cc");
+	parse_supersedes(a, m);
+	if (is_auto(a, m, o))
+		m->flags |= MAIL_F_AUTO;
+	parse_body(a, raw, n, m);
+	m->kind = (m->flags & MAIL_F_OVERLIMIT) ? MAIL_OTHER : classify(m);
+	if (m->kind == MAIL_PATCH) {
+		trailer_parse(a, m->patch->message, TRAILER_BLOCK, &m->trailers,
+		    &m->ntrailers);
+	} else if (m->kind == MAIL_REPLY) {
+		trailer_parse(
+		    a, m->text, TRAILER_REPLY, &m->trailers, &m->ntrailers);
+		if (o->command_prefix)
+			command_parse(a, m->text, o->command_prefix,
+			    &m->commands, &m->ncommands);
+	}
+	return (m->flags & MAIL_F_OVERLIMIT) ? ERR_LIMIT : ERR_OK;
+}

@@ -1,0 +1,719 @@
+/*
+ * A patch mail taken apart as git's mailinfo.c (v2.39) does it, so that
+ * what we stage is what `git am` would commit:
+ *
+ * - the body is read line by line; at its top, in-body "From:",
+ *   "Subject:" and "Date:" lines (with continuation lines) override the
+ *   mail's, and a "[PATCH] title" line overrides the subject; blank lines
+ *   before them are skipped, the first blank line after them ends them;
+ * - a scissors line ("-- >8 --") throws away everything above it,
+ *   in-body headers included, as `git mailinfo --scissors` (and `git am
+ *   --scissors`) does.  We honour scissors always: on a list they mark the
+ *   patch inside a reply, and a message body rarely holds a perforated
+ *   line by chance;
+ * - the first patch break (a "diff -" or "Index: " line, a "---" line
+ *   with only blanks after it, or "--- name") starts the patch; every line
+ *   from there on is the patch, as in mailinfo's patch file;
+ * - the subject loses leading "Re:", blanks, colons and every leading
+ *   [...] group (cleanup_subject()), and runs of blanks become one space;
+ * - the author is the in-body From: if any, else the mail's From:; the
+ *   name is replaced by the address when it is empty, over 60 bytes or
+ *   holds '@', '<' or '>' (get_sane_name());
+ * - the message is mailinfo's log with git am's strbuf_stripspace().
+ *
+ * The body is the mail's text parts in order: inline text and text
+ * attachments (text/x-patch, text/x-diff); not text/html, and not
+ * non-text parts, which mailinfo would feed through too (a PGP signature
+ * then ends up in its patch file, but never in the patch-id).
+ */
+#include "parsers/patch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "parsers/limits.h"
+#include "parsers/patchid.h"
+#include "util/ascii.h"
+
+/* git's isspace(): SP, TAB, LF, CR (ctype.c). */
+static bool
+git_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* A line of the body, with its LF when it has one. */
+struct mline {
+	const char *p;
+	size_t n;
+};
+
+static bool
+ml_starts(struct mline l, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return l.n >= n && memcmp(l.p, prefix, n) == 0;
+}
+
+/* In-body header names, in mailinfo's order. */
+enum {
+	HDR_FROM,
+	HDR_SUBJECT,
+	HDR_DATE,
+	HDR_COUNT
+};
+static const char *const hdr_names[HDR_COUNT] = { "From", "Subject", "Date" };
+
+/* The state of mailinfo's handle_commit_msg(). */
+struct mi {
+	struct arena *a;
+	bool header_stage;
+	struct buf accum; /* in-body header lines being gathered */
+	struct str s_hdr[HDR_COUNT]; /* in-body values; p NULL when none */
+	struct buf log; /* the commit message so far */
+};
+
+/*
+ * "Name:" at the start of l (name ASCII case-insensitive): the value
+ * after the colon and its leading blanks (git's skip_header()).
+ */
+static bool
+skip_header(struct mline l, const char *name, struct str *val)
+{
+	size_t n = strlen(name);
+	const char *p, *end = l.p + l.n;
+
+	if (l.n <= n || ascii_strnicmp(l.p, name, n) != 0 || l.p[n] != ':')
+		return false;
+	for (p = l.p + n + 1; p < end && git_space(*p); p++)
+		;
+	*val = str_make(p, (size_t)(end - p));
+	return true;
+}
+
+static bool
+is_inbody_header(const struct mi *mi, struct mline l)
+{
+	struct str v;
+	int i;
+
+	for (i = 0; i < HDR_COUNT; i++)
+		if (mi->s_hdr[i].p == NULL && skip_header(l, hdr_names[i], &v))
+			return true;
+	return false;
+}
+
+/* git's is_scissors_line(). */
+static bool
+is_scissors_line(struct mline l)
+{
+	const char *c, *end = l.p + l.n, *first = NULL, *last = NULL;
+	int scissors = 0, gap = 0, perforation = 0, visible;
+	bool in_perforation = false;
+
+	for (c = l.p; c < end; c++) {
+		if (git_space(*c)) {
+			if (in_perforation) {
+				perforation++;
+				gap++;
+			}
+			continue;
+		}
+		last = c;
+		if (first == NULL)
+			first = c;
+		if (*c == '-') {
+			in_perforation = true;
+			perforation++;
+			continue;
+		}
+		if (end - c >= 2 &&
+		    ((c[0] == '>' && (c[1] == '8' || c[1] == '%')) ||
+		        ((c[0] == '8' || c[0] == '%') && c[1] == '<'))) {
+			in_perforation = true;
+			perforation += 2;
+			scissors += 2;
+			c++;
+			continue;
+		}
+		in_perforation = false;
+	}
+	visible = first && last ? (int)(last - first + 1) : 0;
+	return scissors && 8 <= visible && visible < perforation * 3 &&
+	    gap * 2 < perforation;
+}
+
+/* git's patchbreak(). */
+static bool
+patchbreak(struct mline l)
+{
+	size_t i;
+
+	if (ml_starts(l, "diff -") || ml_starts(l, "Index: "))
+		return true;
+	if (l.n < 4 || !ml_starts(l, "---"))
+		return false;
+	/* git reads the NUL after a last line without LF: not a blank. */
+	if (l.p[3] == ' ' && (l.n == 4 || !git_space(l.p[4])))
+		return true;
+	for (i = 3; i < l.n; i++) {
+		if (l.p[i] == '\n')
+			return true;
+		if (!git_space(l.p[i]))
+			break;
+	}
+	return false;
+}
+
+/* The first of From/Subject/Date the accumulated lines name, stored
+ * unless already known (check_header(..., overwrite 0)). */
+static void
+flush_accum(struct mi *mi)
+{
+	struct mline l = { mi->accum.p, mi->accum.n };
+	struct str v;
+	int i;
+
+	if (mi->accum.n == 0)
+		return;
+	for (i = 0; i < HDR_COUNT; i++) {
+		if (mi->s_hdr[i].p == NULL &&
+		    skip_header(l, hdr_names[i], &v)) {
+			mi->s_hdr[i] = arena_str(mi->a, v);
+			break;
+		}
+	}
+	buf_reset(&mi->accum);
+}
+
+/* ">From <40 hex> Mon Sep 17 00:00:00 2001", git's format-patch line. */
+static bool
+is_format_patch_separator(const char *p, size_t n)
+{
+	static const char tail[] = " Mon Sep 17 00:00:00 2001\n";
+	size_t i;
+
+	if (n != 5 + 40 + sizeof(tail) - 1 || memcmp(p, "From ", 5) != 0)
+		return false;
+	for (i = 5; i < 45; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') ||
+		        (p[i] >= 'a' && p[i] <= 'f')))
+			return false;
+	return memcmp(p + 45, tail, sizeof(tail) - 1) == 0;
+}
+
+/* git's check_inbody_header(): true when the line was taken as one. */
+static bool
+check_inbody_header(struct mi *mi, struct mline l)
+{
+	if (mi->accum.n && l.n && (l.p[0] == ' ' || l.p[0] == '\t')) {
+		if (is_scissors_line(l)) {
+			flush_accum(mi);
+			return false;
+		}
+		if (mi->accum.n && mi->accum.p[mi->accum.n - 1] == '\n')
+			mi->accum.n--;
+		buf_add(&mi->accum, l.p, l.n);
+		return true;
+	}
+	flush_accum(mi);
+	if (ml_starts(l, ">From") && l.n > 5 && git_space(l.p[5]))
+		return is_format_patch_separator(l.p + 1, l.n - 1);
+	if (ml_starts(l, "[PATCH]") && l.n > 7 && git_space(l.p[7])) {
+		mi->s_hdr[HDR_SUBJECT] = arena_str(mi->a, str_make(l.p, l.n));
+		return true;
+	}
+	if (is_inbody_header(mi, l)) {
+		buf_add(&mi->accum, l.p, l.n);
+		return true;
+	}
+	return false;
+}
+
+/* git's handle_commit_msg(): true when the line starts the patch. */
+static bool
+commit_msg_line(struct mi *mi, struct mline l)
+{
+	if (mi->header_stage && (l.n == 0 || (l.n == 1 && l.p[0] == '\n'))) {
+		if (mi->accum.n) {
+			flush_accum(mi);
+			mi->header_stage = false;
+		}
+		return false;
+	}
+	if (mi->header_stage) {
+		mi->header_stage = check_inbody_header(mi, l);
+		if (mi->header_stage)
+			return false;
+	}
+	if (is_scissors_line(l)) {
+		int i;
+
+		buf_reset(&mi->log);
+		mi->header_stage = true;
+		for (i = 0; i < HDR_COUNT; i++)
+			mi->s_hdr[i] = STR_NULL;
+		return false;
+	}
+	if (patchbreak(l))
+		return true;
+	buf_add(&mi->log, l.p, l.n);
+	return false;
+}
+
+/* The text parts of the body, joined, each ending in a LF. */
+static struct str
+body_text(struct arena *a, const struct mime *m)
+{
+	size_t i, total = 0, n = 0, used = 0;
+	const struct mime_part *only = NULL;
+	char *out;
+
+	for (i = 0; m && i < m->nparts; i++) {
+		const struct mime_part *pt = &m->parts[i];
+
+		if (!pt->text || pt->data.n == 0 ||
+		    (pt->type && strcmp(pt->type, "text/html") == 0))
+			continue;
+		total += pt->data.n + 1;
+		only = pt;
+		n++;
+	}
+	if (n == 0)
+		return STR_NULL;
+	if (n == 1)
+		return only->data;
+	out = arena_alloc(a, total + 1);
+	for (i = 0; i < m->nparts; i++) {
+		const struct mime_part *pt = &m->parts[i];
+
+		if (!pt->text || pt->data.n == 0 ||
+		    (pt->type && strcmp(pt->type, "text/html") == 0))
+			continue;
+		memcpy(out + used, pt->data.p, pt->data.n);
+		used += pt->data.n;
+		if (out[used - 1] != '\n')
+			out[used++] = '\n';
+	}
+	out[used] = '\0';
+	return str_make(out, used);
+}
+
+/*
+ * Run the body through the message state machine; *patch_off is where the
+ * patch starts, or text.n when there is none.  ERR_LIMIT on a line over
+ * LIMIT_LINE_LEN.
+ */
+static enum err
+split_body(struct mi *mi, struct str text, size_t *patch_off)
+{
+	const char *p = text.p, *end = p ? p + text.n : NULL;
+
+	*patch_off = text.n;
+	while (p != NULL && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		struct mline l = { p,
+			nl ? (size_t)(nl - p) + 1 : (size_t)(end - p) };
+
+		if (l.n > LIMIT_LINE_LEN)
+			return ERR_LIMIT;
+		if (commit_msg_line(mi, l)) {
+			*patch_off = (size_t)(p - text.p);
+			return ERR_OK;
+		}
+		p += l.n;
+	}
+	flush_accum(mi);
+	return ERR_OK;
+}
+
+/* git's cleanup_space(): every blank becomes ' ', runs become one. */
+static size_t
+cleanup_space(char *s, size_t n)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!git_space(s[i]))
+			s[j++] = s[i];
+		else if (i == 0 || !git_space(s[i - 1]))
+			s[j++] = ' ';
+	}
+	return j;
+}
+
+static struct str
+trim_git(struct str s)
+{
+	while (s.n && git_space(s.p[0])) {
+		s.p++;
+		s.n--;
+	}
+	while (s.n && git_space(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+/* git's cleanup_subject() (without -k or -b), then cleanup_space(). */
+static const char *
+clean_subject(struct arena *a, struct str subj)
+{
+	const char *p = subj.p ? subj.p : "", *end = p + subj.n;
+	char *out;
+	size_t n;
+
+	while (p < end) {
+		if ((*p == 'r' || *p == 'R') && end - p > 3 &&
+		    (p[1] == 'e' || p[1] == 'E') && p[2] == ':') {
+			p += 3;
+		} else if (*p == ' ' || *p == '\t' || *p == ':') {
+			p++;
+		} else if (*p == '[') {
+			const char *close = memchr(p, ']', (size_t)(end - p));
+
+			if (close == NULL)
+				break;
+			p = close + 1;
+		} else {
+			break;
+		}
+	}
+	subj = trim_git(str_make(p, (size_t)(end - p)));
+	out = arena_strndup(a, subj.p, subj.n);
+	n = cleanup_space(out, subj.n);
+	out[n] = '\0';
+	return out;
+}
+
+/* get_sane_name(): the address stands in for a useless name. */
+static const char *
+sane_name(const char *name, const char *email)
+{
+	if (name == NULL || *name == '\0' || strlen(name) > 60 ||
+	    strpbrk(name, "@<>") != NULL)
+		return email;
+	return name;
+}
+
+/* git's unquote_comment() and unquote_quoted_string() for one level. */
+static const char *
+unquote_part(struct buf *out, const char *in, const char *end, char close)
+{
+	bool literal = false;
+
+	if (close == ')')
+		buf_addc(out, '(');
+	while (in < end) {
+		char c = *in++;
+
+		if (literal) {
+			literal = false;
+		} else if (c == '\\') {
+			literal = true;
+			continue;
+		} else if (c == '(' && close == ')') {
+			in = unquote_part(out, in, end, ')');
+			continue;
+		} else if (c == close) {
+			if (close == ')')
+				buf_addc(out, ')');
+			return in;
+		}
+		buf_addc(out, c);
+	}
+	return in;
+}
+
+/* git's parse_bogus_from(): "John Doe <johndoe>", no '@' at all. */
+static void
+parse_bogus_from(struct arena *a, struct str v, struct addr *out)
+{
+	const char *end = v.p + v.n, *bra, *ket;
+	struct str nm;
+
+	bra = memchr(v.p, '<', v.n);
+	ket = bra ? memchr(bra, '>', (size_t)(end - bra)) : NULL;
+	if (ket == NULL)
+		return;
+	nm = trim_git(str_make(v.p, (size_t)(bra - v.p)));
+	out->email = arena_strndup(a, bra + 1, (size_t)(ket - bra - 1));
+	out->name = sane_name(arena_strndup(a, nm.p, nm.n), out->email);
+}
+
+/*
+ * A display name and address from an in-body From: value, as git's
+ * handle_from() reads them: quotes and comment escapes undone, the word
+ * around the '@' is the address, what is left is the name.
+ */
+static void
+parse_from(struct arena *a, struct str v, struct addr *out)
+{
+	struct buf f = BUF_INIT;
+	const char *in = v.p, *end = v.p + v.n;
+	char *at, *s, *name;
+	size_t el, skip, n;
+	struct str nm;
+
+	while (in < end) {
+		char c = *in++;
+
+		if (c == '"')
+			in = unquote_part(&f, in, end, '"');
+		else if (c == '(')
+			in = unquote_part(&f, in, end, ')');
+		else
+			buf_addc(&f, c);
+	}
+	out->name = out->email = "";
+	s = arena_strdup(a, buf_cstr(&f));
+	buf_free(&f);
+	at = strchr(s, '@');
+	if (at == NULL) {
+		parse_bogus_from(a, v, out);
+		return;
+	}
+	while (at > s && !git_space(at[-1]) && at[-1] != '<')
+		at--;
+	if (at > s && at[-1] == '<')
+		at[-1] = ' ';
+	el = strcspn(at, " \n\t\r\v\f>");
+	out->email = arena_strndup(a, at, el);
+	/* The name is the rest: the address and the byte after it go. */
+	skip = el + (at[el] ? 1 : 0);
+	n = strlen(s);
+	name = arena_alloc(a, n + 1);
+	memcpy(name, s, (size_t)(at - s));
+	memcpy(name + (at - s), at + skip, n - (size_t)(at - s) - skip + 1);
+	nm = trim_git(str_make(name, cleanup_space(name, strlen(name))));
+	if (nm.n >= 2 && nm.p[0] == '(' && nm.p[nm.n - 1] == ')') {
+		nm.p++;
+		nm.n -= 2;
+	}
+	out->name = sane_name(arena_strndup(a, nm.p, nm.n), out->email);
+}
+
+/* git's strbuf_stripspace() without comments: trailing blanks off every
+ * line, no leading or trailing empty lines, runs of them made one. */
+static struct str
+stripspace(struct arena *a, const struct buf *b)
+{
+	char *out = arena_alloc(a, b->n + 2);
+	const char *p = b->p ? b->p : "", *end = p + b->n;
+	size_t j = 0, empties = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		size_t keep = len;
+
+		while (keep && git_space(p[keep - 1]))
+			keep--;
+		if (keep) {
+			if (empties && j)
+				out[j++] = '\n';
+			empties = 0;
+			memcpy(out + j, p, keep);
+			j += keep;
+			out[j++] = '\n';
+		} else {
+			empties++;
+		}
+		p += len;
+	}
+	out[j] = '\0';
+	return str_make(out, j);
+}
+
+/*
+ * The diffstat the sender put after the "---" line: the lines up to the
+ * first empty line, when one of them is git's " N files changed" line.
+ */
+static struct str
+sender_diffstat(struct str diff)
+{
+	const char *p = diff.p, *end = diff.p + diff.n, *start, *nl;
+	bool summary = false;
+
+	nl = memchr(p, '\n', (size_t)(end - p));
+	if (nl == NULL || !(p[0] == '-' && p[1] == '-' && p[2] == '-'))
+		return STR_NULL;
+	start = p = nl + 1;
+	while (p < end && *p != '\n') {
+		struct str l;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		l = str_make(p, nl ? (size_t)(nl - p) : (size_t)(end - p));
+		if (str_startswith(l, "diff ") || str_startswith(l, "Index: "))
+			break;
+		if (str_findstr(l, " file changed", 13) >= 0 ||
+		    str_findstr(l, " files changed", 14) >= 0)
+			summary = true;
+		p = nl ? nl + 1 : end;
+	}
+	return summary ? str_make(start, (size_t)(p - start)) : STR_NULL;
+}
+
+static int
+cmp_path(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The paths a diff touches, sorted and unique. */
+static void
+touched_files(struct arena *a, struct patch *p)
+{
+	const struct diff *d = p->parsed;
+	const char **files;
+	size_t i, n = 0;
+
+	p->files = NULL;
+	p->nfiles = 0;
+	if (d == NULL || d->nfiles == 0)
+		return;
+	files = arena_alloc(a, d->nfiles * sizeof(*files));
+	for (i = 0; i < d->nfiles; i++) {
+		const char *f = d->files[i].new_path ? d->files[i].new_path
+		                                     : d->files[i].old_path;
+		if (f != NULL)
+			files[n++] = f;
+	}
+	qsort(files, n, sizeof(*files), cmp_path);
+	for (i = 0, p->nfiles = 0; i < n; i++)
+		if (p->nfiles == 0 ||
+		    strcmp(files[p->nfiles - 1], files[i]) != 0)
+			files[p->nfiles++] = files[i];
+	p->files = files;
+}
+
+/* Subject, author and date: in-body values win. */
+static void
+fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
+    struct patch *p)
+{
+	struct str v;
+
+	p->subject = clean_subject(
+	    a, mi->s_hdr[HDR_SUBJECT].p ? mi->s_hdr[HDR_SUBJECT] : in->subject);
+	if (mi->s_hdr[HDR_FROM].p != NULL) {
+		char *f = arena_strndup(
+		    a, mi->s_hdr[HDR_FROM].p, mi->s_hdr[HDR_FROM].n);
+
+		parse_from(
+		    a, str_make(f, cleanup_space(f, strlen(f))), &p->author);
+	} else {
+		p->author.email = in->from.email ? in->from.email : "";
+		p->author.name = sane_name(in->from.name, p->author.email);
+	}
+	v = mi->s_hdr[HDR_DATE].p ? mi->s_hdr[HDR_DATE] : in->date;
+	p->date = trim_git(v.p ? v : STR_LIT(""));
+}
+
+enum err
+patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
+{
+	struct mi mi;
+	struct str text = body_text(a, in->body);
+	struct patch *p;
+	size_t off;
+	enum err e;
+
+	*out = NULL;
+	memset(&mi, 0, sizeof(mi));
+	mi.a = a;
+	mi.header_stage = true;
+	buf_init(&mi.accum, LIMIT_FIELD_SIZE);
+	buf_init(&mi.log, 0);
+	e = split_body(&mi, text, &off);
+	if (e == ERR_OK && off == text.n)
+		e = ERR_NOTFOUND;
+	if (e != ERR_OK)
+		goto out;
+	p = arena_zalloc(a, sizeof(*p));
+	p->diff = str_make(text.p + off, text.n - off);
+	patchid_stable(p->diff.p, p->diff.n, p->patch_id);
+	e = diff_parse(a, p->diff.p, p->diff.n, &p->parsed);
+	if (e == ERR_LIMIT)
+		goto out;
+	if (e != ERR_OK && p->patch_id[0] == '\0') {
+		e = ERR_NOTFOUND;
+		goto out;
+	}
+	e = ERR_OK;
+	fill_meta(a, &mi, in, p);
+	p->message = stripspace(a, &mi.log);
+	p->diffstat = sender_diffstat(p->diff);
+	touched_files(a, p);
+	*out = p;
+out:
+	buf_free(&mi.accum);
+	buf_free(&mi.log);
+	return e;
+}
+
+/* The first 40-hex word of s, or NULL. */
+static const char *
+find_sha(struct arena *a, struct str s)
+{
+	size_t i, run = 0;
+
+	for (i = 0; i < s.n; i++) {
+		if (ascii_isxdigit(s.p[i])) {
+			run++;
+			continue;
+		}
+		if (run == 40)
+			return arena_strndup(a, s.p + i - 40, 40);
+		run = 0;
+	}
+	return run == 40 ? arena_strndup(a, s.p + s.n - 40, 40) : NULL;
+}
+
+/* The text of `git request-pull`: since, the URL and ref, up to. */
+enum err
+patch_parse_pull(struct arena *a, const struct mime *body, struct pull **out)
+{
+	struct str text = body_text(a, body), rest, line;
+	struct pull *pl = arena_zalloc(a, sizeof(*pl));
+	bool want_url = false;
+
+	*out = NULL;
+	rest = text;
+	while (str_nextline(&rest, &line)) {
+		struct str t = str_trim(line);
+		long at;
+
+		if (want_url && t.n) {
+			at = str_find(t, ' ');
+			pl->url =
+			    arena_strndup(a, t.p, at < 0 ? t.n : (size_t)at);
+			if (at >= 0) {
+				struct str r =
+				    str_trim(str_skip(t, (size_t)at));
+
+				pl->ref = arena_strndup(a, r.p, r.n);
+			}
+			want_url = false;
+		} else if ((at = str_findstr(t, "changes since commit ", 21)) >=
+		        0 &&
+		    pl->base == NULL) {
+			pl->base = find_sha(a, str_skip(t, (size_t)at));
+		} else if (str_findstr(t, "fetch changes up to ", 20) >= 0 &&
+		    pl->commit == NULL) {
+			pl->commit = find_sha(a, t);
+		} else if (pl->url == NULL && t.n > 22 &&
+		    ascii_strnicmp(
+		        t.p + t.n - 22, "in the git repository:", 22) == 0) {
+			want_url = true;
+		} else if (pl->url == NULL && t.n > 25 &&
+		    ascii_strnicmp(
+		        t.p + t.n - 25, "in the git repository at:", 25) == 0) {
+			want_url = true;
+		}
+	}
+	if (pl->url == NULL || (pl->base == NULL && pl->commit == NULL))
+		return ERR_NOTFOUND;
+	*out = pl;
+	return ERR_OK;
+}

@@ -1,0 +1,56 @@
+/*
+ * Inside storage/ only: the connection, the named statements and the
+ * binding helpers every storage file uses.
+ */
+#ifndef STORAGE_DB_H
+#define STORAGE_DB_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "storage/sql.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	bool tx;
+	bool readonly;
+	sqlite3_stmt *stmt[SQL_COUNT];
+	char *scratch; /* store_project_name's result */
+};
+
+/* The statement, prepared on first use, reset and unbound. */
+sqlite3_stmt *db_stmt(struct store *st, enum sql_id id);
+/* Log sqlite's message for what failed, return ERR_DB (or ERR_BUSY). */
+enum err db_fail(struct store *st, const char *what, int rc);
+
+/* Bind by parameter name (":name"); a missing name is a bug and aborts. */
+void db_bind_int(sqlite3_stmt *s, const char *name, int64_t v);
+void db_bind_text(sqlite3_stmt *s, const char *name, const char *v);
+void db_bind_str(sqlite3_stmt *s, const char *name, struct str v);
+void db_bind_blob(sqlite3_stmt *s, const char *name, const void *p, size_t n);
+void db_bind_null(sqlite3_stmt *s, const char *name);
+/* NULL when v is 0. */
+void db_bind_id(sqlite3_stmt *s, const char *name, int64_t v);
+
+/* Step a statement that returns no row (or whose rows are ignored). */
+enum err db_exec(struct store *st, sqlite3_stmt *s, const char *what);
+/* Step once: ERR_OK with a row, ERR_NOTFOUND without, ERR_DB on error. */
+enum err db_row(struct store *st, sqlite3_stmt *s, const char *what);
+
+/* Column helpers: text as a malloc'd copy (NULL for SQL NULL). */
+char *db_col_dup(sqlite3_stmt *s, int col);
+const char *db_col_text(sqlite3_stmt *s, int col);
+int64_t db_col_int(sqlite3_stmt *s, int col);
+bool db_col_null(sqlite3_stmt *s, int col);
+
+/* Run a block of SQL (migrations). */
+enum err db_script(struct store *st, const char *sql, const char *what);
+
+enum err schema_migrate(struct store *st);
+int schema_version(void);
+
+#endif

@@ -1,0 +1,251 @@
+/*
+ * Numbered migrations: migration N brings a database from user_version
+ * N-1 to N, in one transaction.  Never edit a released migration; add one.
+ */
+#include <stdio.h>
+
+#include "storage/store.h"
+
+#include "storage/db.h"
+#include "util/log.h"
+
+static const char *const migrations[] = {
+	/* 1: the model of DESIGN.md §3. */
+	"CREATE TABLE meta(\n"
+	"  key TEXT PRIMARY KEY,\n"
+	"  value TEXT NOT NULL\n"
+	") STRICT;\n"
+	"CREATE TABLE project(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  name TEXT NOT NULL UNIQUE\n"
+	") STRICT;\n"
+	"CREATE TABLE contribution(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  project_id INTEGER REFERENCES project(id),\n"
+	"  newest_series_id INTEGER,\n"
+	"  activity INTEGER NOT NULL DEFAULT 0\n"
+	") STRICT;\n"
+	"CREATE INDEX contribution_activity ON contribution(activity);\n"
+	/* A series: one posting of one or more patches. */
+	"CREATE TABLE series(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  contribution_id INTEGER NOT NULL REFERENCES contribution(id),\n"
+	"  project_id INTEGER REFERENCES project(id),\n"
+	"  version INTEGER NOT NULL,\n"
+	"  expected INTEGER NOT NULL,\n"
+	"  received INTEGER NOT NULL DEFAULT 0,\n"
+	"  cover_id INTEGER,\n"
+	"  first_id INTEGER NOT NULL,\n"
+	"  title TEXT NOT NULL,\n"
+	"  norm_title TEXT NOT NULL,\n"
+	"  submitter_name TEXT NOT NULL,\n"
+	"  submitter_email TEXT NOT NULL,\n"
+	"  date INTEGER NOT NULL,\n"
+	"  change_id TEXT,\n"
+	"  base_commit TEXT,\n"
+	"  resend INTEGER NOT NULL DEFAULT 0\n"
+	") STRICT;\n"
+	"CREATE INDEX series_sender ON series(submitter_email, version,"
+	" expected, date);\n"
+	"CREATE INDEX series_title ON series(norm_title, submitter_email);\n"
+	"CREATE INDEX series_change ON series(change_id)"
+	" WHERE change_id IS NOT NULL;\n"
+	"CREATE INDEX series_contribution ON series(contribution_id);\n"
+	/* Every mail, keyed by Message-ID; the raw bytes live in raw. */
+	"CREATE TABLE message(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  msgid TEXT NOT NULL,\n"
+	"  project_id INTEGER REFERENCES project(id),\n"
+	"  kind TEXT NOT NULL CHECK(kind IN ('patch','cover','reply','pull',"
+	"'bot','other')),\n"
+	"  flags INTEGER NOT NULL DEFAULT 0,\n"
+	"  deliveries INTEGER NOT NULL DEFAULT 1,\n"
+	"  hash BLOB NOT NULL,\n"
+	"  date INTEGER NOT NULL,\n"
+	"  from_name TEXT NOT NULL,\n"
+	"  from_email TEXT NOT NULL,\n"
+	"  subject TEXT NOT NULL,\n"
+	"  parent_msgid TEXT,\n"
+	"  series_id INTEGER,\n"
+	"  patch_id INTEGER,\n"
+	"  size INTEGER NOT NULL\n"
+	") STRICT;\n"
+	"CREATE INDEX message_msgid ON message(msgid);\n"
+	"CREATE INDEX message_series ON message(series_id)"
+	" WHERE series_id IS NOT NULL;\n"
+	"CREATE TABLE raw(\n"
+	"  message_id INTEGER PRIMARY KEY REFERENCES message(id),\n"
+	"  bytes BLOB NOT NULL\n"
+	") STRICT;\n"
+	/* Replies whose ancestors have not arrived yet, by ancestor id. */
+	"CREATE TABLE pending(\n"
+	"  ref TEXT NOT NULL,\n"
+	"  message_id INTEGER NOT NULL REFERENCES message(id)\n"
+	") STRICT;\n"
+	"CREATE INDEX pending_ref ON pending(ref);\n"
+	"CREATE TABLE patch(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  project_id INTEGER REFERENCES project(id),\n"
+	"  series_id INTEGER NOT NULL REFERENCES series(id),\n"
+	"  message_id INTEGER NOT NULL REFERENCES message(id),\n"
+	"  number INTEGER NOT NULL,\n"
+	"  title TEXT NOT NULL,\n"
+	"  norm_title TEXT NOT NULL,\n"
+	"  author_name TEXT NOT NULL,\n"
+	"  author_email TEXT NOT NULL,\n"
+	"  author_time INTEGER NOT NULL,\n"
+	"  author_tz INTEGER NOT NULL,\n"
+	"  patch_id TEXT,\n"
+	"  files TEXT NOT NULL,\n"
+	"  slug TEXT NOT NULL,\n"
+	"  state TEXT NOT NULL DEFAULT 'new' CHECK(state IN ('new','staged',"
+	"'merged','dropped','superseded','changes-requested','rejected')),\n"
+	"  queue TEXT CHECK(queue IN ('unstable','stable')),\n"
+	"  reason TEXT,\n"
+	"  conflict INTEGER NOT NULL DEFAULT 0,\n"
+	"  predecessor_id INTEGER REFERENCES patch(id),\n"
+	"  queued_at INTEGER,\n"
+	"  queue_pos INTEGER,\n"
+	"  folded_into INTEGER REFERENCES patch(id)\n"
+	") STRICT;\n"
+	"CREATE INDEX patch_series ON patch(series_id, number);\n"
+	"CREATE INDEX patch_slug ON patch(project_id, slug);\n"
+	"CREATE INDEX patch_patchid ON patch(patch_id)"
+	" WHERE patch_id IS NOT NULL;\n"
+	"CREATE INDEX patch_message ON patch(message_id);\n"
+	"CREATE TABLE trailer(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  patch_id INTEGER REFERENCES patch(id),\n"
+	"  series_id INTEGER REFERENCES series(id),\n"
+	"  message_id INTEGER NOT NULL REFERENCES message(id),\n"
+	"  name TEXT NOT NULL,\n"
+	"  value TEXT NOT NULL,\n"
+	"  email TEXT,\n"
+	"  verified INTEGER NOT NULL,\n"
+	"  own INTEGER NOT NULL DEFAULT 0\n"
+	") STRICT;\n"
+	"CREATE INDEX trailer_patch ON trailer(patch_id)"
+	" WHERE patch_id IS NOT NULL;\n"
+	"CREATE INDEX trailer_series ON trailer(series_id)"
+	" WHERE series_id IS NOT NULL;\n"
+	"CREATE INDEX trailer_message ON trailer(message_id);\n"
+	"CREATE TABLE event(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  time INTEGER NOT NULL,\n"
+	"  kind TEXT NOT NULL,\n"
+	"  contribution_id INTEGER,\n"
+	"  series_id INTEGER,\n"
+	"  patch_id INTEGER,\n"
+	"  message_id INTEGER,\n"
+	"  actor TEXT,\n"
+	"  detail TEXT\n"
+	") STRICT;\n"
+	"CREATE INDEX event_contribution ON event(contribution_id);\n"
+	/* Test results (DESIGN.md §3 "check"). */
+	"CREATE TABLE checks(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  patch_id INTEGER REFERENCES patch(id),\n"
+	"  series_id INTEGER REFERENCES series(id),\n"
+	"  context TEXT NOT NULL,\n"
+	"  state TEXT NOT NULL CHECK(state IN ('pending','success','warning',"
+	"'fail')),\n"
+	"  url TEXT,\n"
+	"  summary TEXT,\n"
+	"  log TEXT,\n"
+	"  base_commit TEXT,\n"
+	"  reporter TEXT,\n"
+	"  time INTEGER NOT NULL\n"
+	") STRICT;\n"
+	"CREATE INDEX checks_patch ON checks(patch_id);\n"
+	/* Mails to send, rendered when their event happened (DESIGN.md §8).
+	 * held: waiting for the build or push that contains the change. */
+	"CREATE TABLE outbox(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  event_id INTEGER REFERENCES event(id),\n"
+	"  contribution_id INTEGER,\n"
+	"  patch_id INTEGER,\n"
+	"  kind TEXT NOT NULL,\n"
+	"  message_id TEXT NOT NULL UNIQUE,\n"
+	"  in_reply_to TEXT,\n"
+	"  rcpt TEXT NOT NULL,\n"
+	"  body BLOB NOT NULL,\n"
+	"  state TEXT NOT NULL CHECK(state IN ('held','queued','sent',"
+	"'failed')),\n"
+	"  attempts INTEGER NOT NULL DEFAULT 0,\n"
+	"  next_attempt INTEGER NOT NULL,\n"
+	"  created INTEGER NOT NULL,\n"
+	"  sent_at INTEGER,\n"
+	"  last_error TEXT\n"
+	") STRICT;\n"
+	"CREATE INDEX outbox_due ON outbox(state, next_attempt);\n"
+	"CREATE INDEX outbox_contribution ON outbox(contribution_id);\n"
+	"CREATE TABLE import_pos(\n"
+	"  source TEXT PRIMARY KEY,\n"
+	"  pos TEXT NOT NULL\n"
+	") STRICT;\n",
+};
+
+#define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+int
+schema_version(void)
+{
+	return NMIGRATIONS;
+}
+
+static enum err
+get_version(struct store *st, int *v)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_USER_VERSION);
+	enum err e = db_row(st, s, "user_version");
+
+	*v = e == ERR_OK ? (int)db_col_int(s, 0) : 0;
+	sqlite3_reset(s);
+	return e == ERR_NOTFOUND ? ERR_OK : e;
+}
+
+enum err
+schema_migrate(struct store *st)
+{
+	char set[64];
+	int v, n;
+	enum err e;
+
+	if ((e = get_version(st, &v)) != ERR_OK)
+		return e;
+	if (v > NMIGRATIONS) {
+		log_err("store: %s: schema version %d is newer than this "
+		        "program's %d",
+		    st->path, v, NMIGRATIONS);
+		return ERR_DB;
+	}
+	if (v == NMIGRATIONS)
+		return ERR_OK;
+	if (st->readonly) {
+		log_err("store: %s: schema version %d needs migrating to %d "
+		        "(run a command that writes)",
+		    st->path, v, NMIGRATIONS);
+		return ERR_DB;
+	}
+	for (; v < NMIGRATIONS; v++) {
+		if ((e = store_begin(st)) != ERR_OK)
+			return e;
+		if ((e = db_script(st, migrations[v], "migration")) != ERR_OK)
+			goto fail;
+		n = snprintf(
+		    set, sizeof(set), "PRAGMA user_version=%d;", v + 1);
+		if (n < 0 || (size_t)n >= sizeof(set)) {
+			e = ERR_INTERNAL;
+			goto fail;
+		}
+		if ((e = db_script(st, set, "migration version")) != ERR_OK)
+			goto fail;
+		if ((e = store_commit(st)) != ERR_OK)
+			goto fail;
+		log_info("store: %s: migrated to schema %d", st->path, v + 1);
+	}
+	return ERR_OK;
+fail:
+	store_rollback(st);
+	return e;
+}

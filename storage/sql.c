@@ -1,0 +1,262 @@
+/*
+ * Every SQL statement of patchyard, by name.  Statements are prepared
+ * once per connection (storage/store.c) and bound by parameter name.
+ */
+#include "storage/sql.h"
+
+#include <stddef.h>
+
+#include "util/xalloc.h"
+
+#define MSG_COLS                                                               \
+	"id, coalesce(project_id, 0), coalesce(series_id, 0),"                 \
+	" coalesce(patch_id, 0), kind, flags, hash, date, msgid,"              \
+	" from_name, from_email, subject"
+#define SERIES_COLS                                                            \
+	"id, contribution_id, coalesce(project_id, 0), version,"               \
+	" expected, received, coalesce(cover_id, 0), first_id, title,"         \
+	" norm_title, submitter_name, submitter_email, date, change_id,"       \
+	" base_commit, resend"
+#define PATCH_COLS                                                             \
+	"id, coalesce(project_id, 0), series_id, message_id, number,"          \
+	" title, norm_title, author_name, author_email, author_time,"          \
+	" author_tz, patch_id, files, slug, state, queue, reason,"             \
+	" conflict, coalesce(predecessor_id, 0), coalesce(queued_at, 0),"      \
+	" coalesce(queue_pos, 0), coalesce(folded_into, 0)"
+
+static const char *const text[SQL_COUNT] = {
+	[SQL_BEGIN] = "BEGIN IMMEDIATE",
+	[SQL_COMMIT] = "COMMIT",
+	[SQL_ROLLBACK] = "ROLLBACK",
+	[SQL_USER_VERSION] = "PRAGMA user_version",
+	[SQL_META_GET] = "SELECT value FROM meta WHERE key = :key",
+	[SQL_META_SET] = "INSERT INTO meta(key, value) VALUES(:key, :value)"
+	                 " ON CONFLICT(key) DO UPDATE SET value = :value",
+	[SQL_PROJECT_GET] = "SELECT id FROM project WHERE name = :name",
+	[SQL_PROJECT_ADD] = "INSERT INTO project(name) VALUES(:name)",
+	[SQL_PROJECT_NAME] = "SELECT name FROM project WHERE id = :id",
+	[SQL_POS_GET] = "SELECT pos FROM import_pos WHERE source = :source",
+	[SQL_POS_SET] = "INSERT INTO import_pos(source, pos)"
+	                " VALUES(:source, :pos)"
+	                " ON CONFLICT(source) DO UPDATE SET pos = :pos",
+
+	[SQL_MSG_FIND] = "SELECT " MSG_COLS " FROM message"
+	                 " WHERE msgid = :msgid AND (flags & 2) = 0"
+	                 " ORDER BY id LIMIT 1",
+	[SQL_MSG_GET] = "SELECT " MSG_COLS " FROM message WHERE id = :id",
+	[SQL_MSG_ADD] =
+	    "INSERT INTO message(msgid, project_id, kind, flags, hash, date,"
+	    " from_name, from_email, subject, parent_msgid, size)"
+	    " VALUES(:msgid, :project, :kind, :flags, :hash, :date,"
+	    " :from_name, :from_email, :subject, :parent, :size)",
+	[SQL_RAW_ADD] =
+	    "INSERT INTO raw(message_id, bytes) VALUES(:id, :bytes)",
+	[SQL_RAW_GET] = "SELECT bytes FROM raw WHERE message_id = :id",
+	[SQL_MSG_DELIVERED] = "UPDATE message SET deliveries = deliveries + 1"
+	                      " WHERE id = :id",
+	[SQL_MSG_ATTACH] = "UPDATE message SET series_id = :series,"
+	                   " patch_id = :patch WHERE id = :id",
+	[SQL_MSG_REPOINT] = "UPDATE message SET patch_id = :to"
+	                    " WHERE patch_id = :from",
+	[SQL_PENDING_ADD] = "INSERT INTO pending(ref, message_id)"
+	                    " VALUES(:ref, :msg)",
+	[SQL_PENDING_PEEK] = "SELECT DISTINCT message_id FROM pending"
+	                     " WHERE ref = :ref ORDER BY message_id",
+	[SQL_PENDING_DROP_REF] = "DELETE FROM pending WHERE ref = :ref",
+	[SQL_PENDING_CLEAR] = "DELETE FROM pending WHERE message_id = :msg",
+
+	[SQL_SERIES_GET] = "SELECT " SERIES_COLS " FROM series WHERE id = :id",
+	[SQL_CONTRIB_ADD] = "INSERT INTO contribution(project_id, activity)"
+	                    " VALUES(:project, :activity)",
+	[SQL_SERIES_ADD] =
+	    "INSERT INTO series(contribution_id, project_id, version,"
+	    " expected, received, cover_id, first_id, title, norm_title,"
+	    " submitter_name, submitter_email, date, change_id, base_commit,"
+	    " resend) VALUES(:contribution, :project, :version, :expected,"
+	    " 0, :cover, :first, :title, :norm_title, :submitter_name,"
+	    " :submitter_email, :date, :change_id, :base_commit, :resend)",
+	[SQL_SERIES_UPDATE] =
+	    "UPDATE series SET cover_id = :cover, first_id = :first,"
+	    " title = :title, norm_title = :norm_title,"
+	    " change_id = :change_id, base_commit = :base_commit"
+	    " WHERE id = :id",
+	[SQL_SERIES_RECOUNT] =
+	    "UPDATE series SET received = (SELECT count(*) FROM patch"
+	    " WHERE series_id = :id) WHERE id = :id RETURNING received",
+	[SQL_SERIES_WINDOW] =
+	    "SELECT id FROM series WHERE submitter_email = :email"
+	    " AND version = :version AND expected = :expected"
+	    " AND date BETWEEN :lo AND :hi AND project_id IS :project"
+	    " AND (:coverless = 0 OR cover_id IS NULL) AND id != :exclude"
+	    " ORDER BY abs(date - :date), id LIMIT 1",
+	[SQL_SERIES_BY_CHANGE] =
+	    "SELECT id FROM series WHERE change_id = :change_id"
+	    " AND project_id IS :project AND contribution_id != :exclude"
+	    " ORDER BY version DESC, date DESC, id DESC LIMIT 1",
+	[SQL_SERIES_BY_TITLE] =
+	    "SELECT id FROM series WHERE norm_title = :title"
+	    " AND submitter_email = :email AND project_id IS :project"
+	    " AND version <= :max_version AND contribution_id != :exclude"
+	    " ORDER BY version DESC, date DESC, id DESC LIMIT 1",
+	[SQL_SERIES_OF] = "SELECT id FROM series"
+	                  " WHERE contribution_id = :contribution"
+	                  " ORDER BY version DESC, date DESC, id DESC",
+	[SQL_SERIES_SET_CONTRIB] = "UPDATE series SET"
+	                           " contribution_id = :contribution"
+	                           " WHERE id = :id",
+	[SQL_EVENT_MOVE] = "UPDATE event SET contribution_id = :to"
+	                   " WHERE contribution_id = :from",
+	[SQL_CONTRIB_DROP_EMPTY] =
+	    "DELETE FROM contribution WHERE id = :id AND NOT EXISTS"
+	    " (SELECT 1 FROM series WHERE contribution_id = :id)",
+	[SQL_CONTRIB_TOUCH] =
+	    "UPDATE contribution SET newest_series_id = (SELECT id FROM"
+	    " series WHERE contribution_id = :id ORDER BY version DESC,"
+	    " date DESC, id DESC LIMIT 1),"
+	    " activity = max(activity, :activity) WHERE id = :id",
+
+	[SQL_PATCH_GET] = "SELECT " PATCH_COLS " FROM patch WHERE id = :id",
+	[SQL_PATCH_ADD] =
+	    "INSERT INTO patch(project_id, series_id, message_id, number,"
+	    " title, norm_title, author_name, author_email, author_time,"
+	    " author_tz, patch_id, files, slug, state, queue, reason,"
+	    " conflict, predecessor_id, queued_at, queue_pos, folded_into)"
+	    " VALUES(:project, :series, :message, :number, :title,"
+	    " :norm_title, :author_name, :author_email, :author_time,"
+	    " :author_tz, :patch_id, :files, :slug, :state, :queue, :reason,"
+	    " :conflict, :predecessor, :queued_at, :queue_pos,"
+	    " :folded_into)",
+	[SQL_PATCH_DELETE] = "DELETE FROM patch WHERE id = :id",
+	[SQL_TRAILER_DROP_OWN] = "DELETE FROM trailer WHERE patch_id = :id"
+	                         " AND own = 1",
+	[SQL_PATCH_REPOINT_PRED] = "UPDATE patch SET predecessor_id = :to"
+	                           " WHERE predecessor_id = :from",
+	[SQL_PATCH_UPDATE] =
+	    "UPDATE patch SET slug = :slug, state = :state, queue = :queue,"
+	    " reason = :reason, conflict = :conflict,"
+	    " predecessor_id = :predecessor, queued_at = :queued_at,"
+	    " queue_pos = :queue_pos, folded_into = :folded_into"
+	    " WHERE id = :id",
+	[SQL_PATCH_BY_NUMBER] =
+	    "SELECT id FROM patch WHERE series_id = :series"
+	    " AND number = :number ORDER BY id DESC LIMIT 1",
+	[SQL_PATCH_BY_TITLE] = "SELECT id FROM patch WHERE series_id = :series"
+	                       " AND norm_title = :title ORDER BY id DESC"
+	                       " LIMIT 1",
+	[SQL_PATCH_BY_PATCHID] = "SELECT id FROM patch"
+	                         " WHERE series_id = :series"
+	                         " AND patch_id = :patch_id ORDER BY id DESC"
+	                         " LIMIT 1",
+	[SQL_PATCH_OF_SERIES] = "SELECT id FROM patch WHERE series_id = :series"
+	                        " ORDER BY number, id",
+	[SQL_PATCH_SLUG_USED] = "SELECT 1 FROM patch WHERE project_id IS"
+	                        " :project AND slug = :slug LIMIT 1",
+	[SQL_PATCH_SUPERSEDE_SERIES] =
+	    "UPDATE patch SET state = 'superseded' WHERE series_id = :series"
+	    " AND state IN ('new', 'changes-requested')",
+	[SQL_TRAILER_ADD] =
+	    "INSERT INTO trailer(patch_id, series_id, message_id, name, value,"
+	    " email, verified, own) VALUES(:patch, :series, :message, :name,"
+	    " :value, :email, :verified, :own)",
+	[SQL_TRAILER_CARRY] =
+	    "INSERT INTO trailer(patch_id, series_id, message_id, name, value,"
+	    " email, verified, own) SELECT :to, NULL, message_id, name,"
+	    " value, email, verified, 0 FROM trailer WHERE own = 0 AND"
+	    " (patch_id = :from OR (patch_id IS NULL AND series_id ="
+	    " (SELECT series_id FROM patch WHERE id = :from))) ORDER BY id",
+	[SQL_TRAILER_MOVE] = "UPDATE trailer SET patch_id = :to"
+	                     " WHERE patch_id = :from AND own = 0",
+	[SQL_EVENT_ADD] =
+	    "INSERT INTO event(time, kind, contribution_id, series_id,"
+	    " patch_id, message_id, actor, detail) VALUES(:time, :kind,"
+	    " :contribution, :series, :patch, :message, :actor, :detail)",
+
+	[SQL_READ_LIST] = "SELECT id FROM contribution"
+	                  " WHERE :project = 0 OR project_id = :project"
+	                  " ORDER BY activity DESC, id DESC",
+	[SQL_READ_CONTRIB] =
+	    "SELECT c.id, coalesce(c.newest_series_id, 0), c.activity,"
+	    " coalesce(p.name, '') FROM contribution c"
+	    " LEFT JOIN project p ON p.id = c.project_id WHERE c.id = :id",
+	[SQL_READ_SERIES_OF] =
+	    "SELECT s.id, s.version, s.expected, s.received, s.title,"
+	    " s.submitter_name, s.submitter_email, s.date, m.msgid,"
+	    " s.base_commit, s.change_id FROM series s"
+	    " JOIN message m ON m.id = s.first_id"
+	    " WHERE s.contribution_id = :contribution"
+	    " ORDER BY s.version, s.date, s.id",
+	[SQL_READ_PATCHES_OF] =
+	    "SELECT p.id, m.msgid, p.number, p.title, p.author_name,"
+	    " p.author_email, p.slug, p.state, p.queue, p.reason, p.conflict,"
+	    " p.patch_id, p.message_id, p.files FROM patch p"
+	    " JOIN message m ON m.id = p.message_id"
+	    " WHERE p.series_id = :series ORDER BY p.number, p.id",
+	[SQL_READ_TRAILERS_OF] =
+	    "SELECT t.name, t.value, m.msgid, t.verified, t.email, t.own"
+	    " FROM trailer t JOIN message m ON m.id = t.message_id"
+	    " WHERE t.patch_id = :patch OR (t.patch_id IS NULL AND"
+	    " t.series_id = :series) ORDER BY t.own DESC, t.id",
+	[SQL_READ_EVENTS_OF] =
+	    "SELECT e.time, e.kind, e.actor, e.detail, m.msgid, p.slug"
+	    " FROM event e LEFT JOIN message m ON m.id = e.message_id"
+	    " LEFT JOIN patch p ON p.id = e.patch_id"
+	    " WHERE e.contribution_id = :contribution ORDER BY e.id",
+	[SQL_READ_MSG_CONTRIB] =
+	    "SELECT s.contribution_id, m.series_id, coalesce(m.patch_id, 0),"
+	    " m.kind FROM message m JOIN series s ON s.id = m.series_id"
+	    " WHERE m.msgid = :msgid AND (m.flags & 2) = 0"
+	    " ORDER BY m.id LIMIT 1",
+
+	[SQL_OUTBOX_ADD] =
+	    "INSERT INTO outbox(event_id, contribution_id, patch_id, kind,"
+	    " message_id, in_reply_to, rcpt, body, state, attempts,"
+	    " next_attempt, created) VALUES(:event, :contribution, :patch,"
+	    " :kind, :message_id, :in_reply_to, :rcpt, :body, :state, 0,"
+	    " :next_attempt, :created)",
+	[SQL_OUTBOX_GET] =
+	    "SELECT id, coalesce(event_id, 0), coalesce(contribution_id, 0),"
+	    " coalesce(patch_id, 0), kind, message_id, in_reply_to, rcpt,"
+	    " body, state, attempts, next_attempt, created,"
+	    " coalesce(sent_at, 0), last_error FROM outbox WHERE id = :id",
+	[SQL_OUTBOX_DUE] = "SELECT id FROM outbox WHERE state = 'queued'"
+	                   " AND (:all OR next_attempt <= :now) ORDER BY id",
+	[SQL_OUTBOX_RESULT] =
+	    "UPDATE outbox SET state = :state, attempts = :attempts,"
+	    " next_attempt = :next_attempt, last_error = :last_error,"
+	    " sent_at = :sent_at, rcpt = :rcpt WHERE id = :id",
+	[SQL_OUTBOX_RELEASE] = "UPDATE outbox SET state = 'queued'"
+	                       " WHERE patch_id = :patch AND state = 'held'",
+	[SQL_OUTBOX_OF] =
+	    "SELECT id, coalesce(event_id, 0), coalesce(contribution_id, 0),"
+	    " coalesce(patch_id, 0), kind, message_id, in_reply_to, rcpt,"
+	    " '', state, attempts, next_attempt, created,"
+	    " coalesce(sent_at, 0), last_error FROM outbox"
+	    " WHERE contribution_id = :contribution ORDER BY id",
+	[SQL_CHECK_ADD] =
+	    "INSERT INTO checks(patch_id, series_id, context, state, url,"
+	    " summary, log, base_commit, reporter, time) VALUES(:patch,"
+	    " :series, :context, :state, :url, :summary, :log, :base,"
+	    " :reporter, :time)",
+	[SQL_CHECK_OF] =
+	    "SELECT coalesce(k.patch_id, 0), coalesce(k.series_id, 0),"
+	    " k.context, k.state, k.url, k.summary, k.log, k.base_commit,"
+	    " k.reporter, k.time FROM checks k"
+	    " JOIN series s ON s.id = k.series_id"
+	    " WHERE s.contribution_id = :contribution ORDER BY k.id",
+	[SQL_PATCH_QUEUE_NEXT] =
+	    "SELECT coalesce(max(queue_pos), 0) + 1 FROM patch"
+	    " WHERE project_id IS :project AND state = 'staged'"
+	    " AND queue = :queue",
+	[SQL_PATCH_BY_SLUG] =
+	    "SELECT id FROM patch WHERE project_id IS :project"
+	    " AND slug = :slug ORDER BY (state = 'staged') DESC, id DESC"
+	    " LIMIT 1",
+};
+
+const char *
+sql_text(enum sql_id id)
+{
+	if ((int)id < 0 || id >= SQL_COUNT || text[id] == NULL)
+		fatal("store: no SQL text for statement %d", (int)id);
+	return text[id];
+}

@@ -1,0 +1,389 @@
+/*
+ * The connection and its life: open, pragmas, migrations, transactions,
+ * and the statement table (storage/sql.c) prepared once per connection.
+ */
+#include "storage/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/db.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+sqlite3_stmt *
+db_stmt(struct store *st, enum sql_id id)
+{
+	sqlite3_stmt *s = st->stmt[id];
+	int rc;
+
+	if (s) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		return s;
+	}
+	rc = sqlite3_prepare_v3(
+	    st->db, sql_text(id), -1, SQLITE_PREPARE_PERSISTENT, &s, NULL);
+	if (rc != SQLITE_OK)
+		fatal("store: statement %d does not prepare: %s", (int)id,
+		    sqlite3_errmsg(st->db));
+	st->stmt[id] = s;
+	return s;
+}
+
+enum err
+db_fail(struct store *st, const char *what, int rc)
+{
+	log_err("store: %s: %s", what, sqlite3_errmsg(st->db));
+	if (rc == SQLITE_BUSY || rc == SQLITE_LOCKED)
+		return ERR_BUSY;
+	return ERR_DB;
+}
+
+static int
+param(sqlite3_stmt *s, const char *name)
+{
+	int i = sqlite3_bind_parameter_index(s, name);
+
+	if (i == 0)
+		fatal("store: no parameter %s in %s", name, sqlite3_sql(s));
+	return i;
+}
+
+void
+db_bind_int(sqlite3_stmt *s, const char *name, int64_t v)
+{
+	sqlite3_bind_int64(s, param(s, name), v);
+}
+
+void
+db_bind_text(sqlite3_stmt *s, const char *name, const char *v)
+{
+	if (v == NULL)
+		sqlite3_bind_null(s, param(s, name));
+	else
+		sqlite3_bind_text(s, param(s, name), v, -1, SQLITE_STATIC);
+}
+
+void
+db_bind_str(sqlite3_stmt *s, const char *name, struct str v)
+{
+	if (v.p == NULL)
+		sqlite3_bind_null(s, param(s, name));
+	else
+		sqlite3_bind_text64(
+		    s, param(s, name), v.p, v.n, SQLITE_STATIC, SQLITE_UTF8);
+}
+
+void
+db_bind_blob(sqlite3_stmt *s, const char *name, const void *p, size_t n)
+{
+	sqlite3_bind_blob64(s, param(s, name), n ? p : "", n, SQLITE_STATIC);
+}
+
+void
+db_bind_null(sqlite3_stmt *s, const char *name)
+{
+	sqlite3_bind_null(s, param(s, name));
+}
+
+void
+db_bind_id(sqlite3_stmt *s, const char *name, int64_t v)
+{
+	if (v == 0)
+		db_bind_null(s, name);
+	else
+		db_bind_int(s, name, v);
+}
+
+enum err
+db_exec(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	if (rc != SQLITE_DONE) {
+		enum err e = db_fail(st, what, rc);
+
+		sqlite3_reset(s);
+		return e;
+	}
+	sqlite3_reset(s);
+	return ERR_OK;
+}
+
+enum err
+db_row(struct store *st, sqlite3_stmt *s, const char *what)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc == SQLITE_ROW)
+		return ERR_OK;
+	if (rc == SQLITE_DONE)
+		return ERR_NOTFOUND;
+	return db_fail(st, what, rc);
+}
+
+char *
+db_col_dup(sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	if (t == NULL)
+		return NULL;
+	return xstrndup((const char *)t, (size_t)sqlite3_column_bytes(s, col));
+}
+
+const char *
+db_col_text(sqlite3_stmt *s, int col)
+{
+	return (const char *)sqlite3_column_text(s, col);
+}
+
+int64_t
+db_col_int(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_int64(s, col);
+}
+
+bool
+db_col_null(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL;
+}
+
+enum err
+db_script(struct store *st, const char *sql, const char *what)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		log_err("store: %s: %s", what, msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return (rc == SQLITE_BUSY) ? ERR_BUSY : ERR_DB;
+	}
+	return ERR_OK;
+}
+
+static enum err
+pragmas(struct store *st)
+{
+	enum err e;
+
+	sqlite3_busy_timeout(st->db, 10000);
+	if (st->readonly)
+		return db_script(st, "PRAGMA foreign_keys=ON;", "pragmas");
+	e = db_script(st,
+	    "PRAGMA journal_mode=WAL;"
+	    "PRAGMA synchronous=FULL;"
+	    "PRAGMA foreign_keys=ON;",
+	    "pragmas");
+	return e;
+}
+
+enum err
+store_open(const char *path, enum store_mode mode, struct store **out)
+{
+	struct store *st = xcalloc(1, sizeof(*st));
+	int flags, rc;
+	enum err e;
+
+	*out = NULL;
+	switch (mode) {
+	case STORE_RO:
+		flags = SQLITE_OPEN_READONLY;
+		st->readonly = true;
+		break;
+	case STORE_RW:
+		flags = SQLITE_OPEN_READWRITE;
+		break;
+	default:
+		flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	}
+	st->path = xstrdup(path);
+	rc = sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		log_err("store: %s: %s", path,
+		    st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		store_close(st);
+		return (mode == STORE_CREATE) ? ERR_IO : ERR_NOTFOUND;
+	}
+	sqlite3_extended_result_codes(st->db, 0);
+	if ((e = pragmas(st)) != ERR_OK) {
+		store_close(st);
+		return e;
+	}
+	if ((e = schema_migrate(st)) != ERR_OK) {
+		store_close(st);
+		return e;
+	}
+	*out = st;
+	return ERR_OK;
+}
+
+void
+store_close(struct store *st)
+{
+	size_t i;
+
+	if (st == NULL)
+		return;
+	for (i = 0; i < SQL_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	if (st->db)
+		sqlite3_close(st->db);
+	free(st->scratch);
+	free(st->path);
+	free(st);
+}
+
+enum err
+store_set_sync(struct store *st, enum store_sync s)
+{
+	return db_script(st,
+	    s == STORE_SYNC_FULL ? "PRAGMA synchronous=FULL;"
+	                         : "PRAGMA synchronous=NORMAL;",
+	    "synchronous");
+}
+
+enum err
+store_bulk(struct store *st, bool on)
+{
+	/* Checkpoints cost an fsync each; a bulk load does one at the end.
+	 * 64 MB of cache keeps the indexes of a large archive in memory. */
+	if (on)
+		return db_script(st,
+		    "PRAGMA wal_autocheckpoint=16384;"
+		    "PRAGMA cache_size=-16384;",
+		    "bulk on");
+	return db_script(st,
+	    "PRAGMA wal_autocheckpoint=1000;"
+	    "PRAGMA wal_checkpoint(PASSIVE);",
+	    "bulk off");
+}
+
+enum err
+store_begin(struct store *st)
+{
+	enum err e = db_exec(st, db_stmt(st, SQL_BEGIN), "begin");
+
+	if (e == ERR_OK)
+		st->tx = true;
+	return e;
+}
+
+enum err
+store_commit(struct store *st)
+{
+	enum err e = db_exec(st, db_stmt(st, SQL_COMMIT), "commit");
+
+	if (e == ERR_OK)
+		st->tx = false;
+	return e;
+}
+
+void
+store_rollback(struct store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		db_exec(st, db_stmt(st, SQL_ROLLBACK), "rollback");
+	st->tx = false;
+}
+
+bool
+store_in_tx(const struct store *st)
+{
+	return st->tx;
+}
+
+int
+store_schema_version(void)
+{
+	return schema_version();
+}
+
+enum err
+store_meta_get(struct store *st, const char *key, char **value)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_META_GET);
+	enum err e;
+
+	*value = NULL;
+	db_bind_text(s, ":key", key);
+	if ((e = db_row(st, s, "meta get")) == ERR_OK)
+		*value = db_col_dup(s, 0);
+	sqlite3_reset(s);
+	return e;
+}
+
+enum err
+store_meta_set(struct store *st, const char *key, const char *value)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_META_SET);
+
+	db_bind_text(s, ":key", key);
+	db_bind_text(s, ":value", value);
+	return db_exec(st, s, "meta set");
+}
+
+enum err
+store_project_id(struct store *st, const char *name, int64_t *id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PROJECT_GET);
+	enum err e;
+
+	db_bind_text(s, ":name", name);
+	e = db_row(st, s, "project get");
+	if (e == ERR_OK)
+		*id = db_col_int(s, 0);
+	sqlite3_reset(s);
+	if (e != ERR_NOTFOUND)
+		return e;
+	s = db_stmt(st, SQL_PROJECT_ADD);
+	db_bind_text(s, ":name", name);
+	if ((e = db_exec(st, s, "project add")) != ERR_OK)
+		return e;
+	*id = sqlite3_last_insert_rowid(st->db);
+	return ERR_OK;
+}
+
+const char *
+store_project_name(struct store *st, int64_t id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PROJECT_NAME);
+
+	free(st->scratch);
+	st->scratch = NULL;
+	db_bind_int(s, ":id", id);
+	if (db_row(st, s, "project name") == ERR_OK)
+		st->scratch = db_col_dup(s, 0);
+	sqlite3_reset(s);
+	return st->scratch ? st->scratch : "";
+}
+
+enum err
+store_pos_get(struct store *st, const char *source, char **pos)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_POS_GET);
+	enum err e;
+
+	*pos = NULL;
+	db_bind_text(s, ":source", source);
+	if ((e = db_row(st, s, "position get")) == ERR_OK)
+		*pos = db_col_dup(s, 0);
+	sqlite3_reset(s);
+	return e;
+}
+
+enum err
+store_pos_set(struct store *st, const char *source, const char *pos)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_POS_SET);
+
+	db_bind_text(s, ":source", source);
+	db_bind_text(s, ":pos", pos);
+	return db_exec(st, s, "position set");
+}

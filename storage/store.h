@@ -1,0 +1,57 @@
+/*
+ * The database: SQLite in WAL mode, numbered migrations (PRAGMA
+ * user_version), every statement prepared once and bound by name, one
+ * transaction per unit of work.  No SQL exists outside storage/.
+ */
+#ifndef STORAGE_STORE_H
+#define STORAGE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+struct store;
+
+enum store_mode {
+	STORE_RW, /* open an existing database for writing */
+	STORE_CREATE, /* create it (and migrate) when missing */
+	STORE_RO, /* read only (the web server, list, show) */
+};
+
+enum store_sync {
+	STORE_SYNC_FULL, /* every commit durable: one mail from an MTA */
+	STORE_SYNC_NORMAL, /* durable at checkpoints: bulk import batches */
+};
+
+enum err store_open(const char *path, enum store_mode mode, struct store **out);
+void store_close(struct store *st);
+enum err store_set_sync(struct store *st, enum store_sync s);
+/* Make room for a bulk load: bigger cache, checkpoint less often. */
+enum err store_bulk(struct store *st, bool on);
+
+/* BEGIN IMMEDIATE ... COMMIT; rollback is safe to call after a failure. */
+enum err store_begin(struct store *st);
+enum err store_commit(struct store *st);
+void store_rollback(struct store *st);
+bool store_in_tx(const struct store *st);
+
+/* The schema version this build writes. */
+int store_schema_version(void);
+
+/* meta: small named values (the first upstream scan, and the like). */
+enum err store_meta_get(struct store *st, const char *key, char **value);
+enum err store_meta_set(struct store *st, const char *key, const char *value);
+
+/* Projects by name: the id, created when missing. */
+enum err store_project_id(struct store *st, const char *name, int64_t *id);
+/* The name of a project id ("" when unknown); valid until the next call. */
+const char *store_project_name(struct store *st, int64_t id);
+
+/* Import positions: where a source stopped, written in the same
+ * transaction as the batch it ends. */
+enum err store_pos_get(struct store *st, const char *source, char **pos);
+enum err store_pos_set(struct store *st, const char *source, const char *pos);
+
+#endif

@@ -1,0 +1,217 @@
+#include "storage/store_outbox.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/db.h"
+#include "util/xalloc.h"
+
+static const char *
+col_arena(struct arena *a, sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+
+	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
+	         : NULL;
+}
+
+enum err
+store_outbox_add(struct store *st, const struct store_outbox *o, int64_t *id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_ADD);
+	enum err e;
+
+	db_bind_id(s, ":event", o->event_id);
+	db_bind_id(s, ":contribution", o->contribution_id);
+	db_bind_id(s, ":patch", o->patch_id);
+	db_bind_text(s, ":kind", o->kind);
+	db_bind_text(s, ":message_id", o->message_id);
+	db_bind_text(s, ":in_reply_to", o->in_reply_to);
+	db_bind_text(s, ":rcpt", o->rcpt);
+	db_bind_blob(s, ":body", o->body, o->body_len);
+	db_bind_text(s, ":state", o->state);
+	db_bind_int(s, ":next_attempt", o->next_attempt);
+	db_bind_int(s, ":created", o->created);
+	if ((e = db_exec(st, s, "outbox add")) == ERR_OK && id)
+		*id = sqlite3_last_insert_rowid(st->db);
+	return e;
+}
+
+static void
+read_row(struct arena *a, sqlite3_stmt *s, struct store_outbox *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->id = db_col_int(s, 0);
+	o->event_id = db_col_int(s, 1);
+	o->contribution_id = db_col_int(s, 2);
+	o->patch_id = db_col_int(s, 3);
+	o->kind = col_arena(a, s, 4);
+	o->message_id = col_arena(a, s, 5);
+	o->in_reply_to = col_arena(a, s, 6);
+	o->rcpt = col_arena(a, s, 7);
+	o->body_len = (size_t)sqlite3_column_bytes(s, 8);
+	o->body = arena_strndup(a,
+	    sqlite3_column_blob(s, 8) ? (const char *)sqlite3_column_blob(s, 8)
+	                              : "",
+	    o->body_len);
+	o->state = col_arena(a, s, 9);
+	o->attempts = (int)db_col_int(s, 10);
+	o->next_attempt = db_col_int(s, 11);
+	o->created = db_col_int(s, 12);
+	o->sent_at = db_col_int(s, 13);
+	o->last_error = col_arena(a, s, 14);
+}
+
+enum err
+store_outbox_get(
+    struct store *st, struct arena *a, int64_t id, struct store_outbox *o)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_GET);
+	enum err e;
+
+	db_bind_int(s, ":id", id);
+	if ((e = db_row(st, s, "outbox get")) == ERR_OK)
+		read_row(a, s, o);
+	sqlite3_reset(s);
+	return e;
+}
+
+enum err
+store_outbox_due(
+    struct store *st, int64_t now, bool all, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_DUE);
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	db_bind_int(s, ":now", now);
+	db_bind_int(s, ":all", all);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = db_col_int(s, 0);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return db_fail(st, "outbox due", rc);
+	}
+	return ERR_OK;
+}
+
+enum err
+store_outbox_result(struct store *st, const struct store_outbox *o)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_RESULT);
+
+	db_bind_int(s, ":id", o->id);
+	db_bind_text(s, ":state", o->state);
+	db_bind_int(s, ":attempts", o->attempts);
+	db_bind_int(s, ":next_attempt", o->next_attempt);
+	db_bind_text(s, ":last_error", o->last_error);
+	db_bind_id(s, ":sent_at", o->sent_at);
+	db_bind_text(s, ":rcpt", o->rcpt);
+	return db_exec(st, s, "outbox result");
+}
+
+enum err
+store_outbox_release(struct store *st, int64_t patch_id, int *released)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_RELEASE);
+	enum err e;
+
+	db_bind_int(s, ":patch", patch_id);
+	e = db_exec(st, s, "outbox release");
+	if (released)
+		*released = e == ERR_OK ? sqlite3_changes(st->db) : 0;
+	return e;
+}
+
+enum err
+store_outbox_of(struct store *st, struct arena *a, int64_t contribution_id,
+    struct store_outbox **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_OF);
+	size_t cap = 0;
+	struct store_outbox *arr = NULL;
+	int rc;
+
+	*n = 0;
+	db_bind_int(s, ":contribution", contribution_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct store_outbox *bigger;
+
+			cap = cap ? cap * 2 : 8;
+			bigger = arena_alloc(a, cap * sizeof(*arr));
+			if (*n)
+				memcpy(bigger, arr, *n * sizeof(*arr));
+			arr = bigger;
+		}
+		read_row(a, s, &arr[(*n)++]);
+	}
+	sqlite3_reset(s);
+	*out = arr;
+	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "outbox of", rc);
+}
+
+enum err
+store_check_add(struct store *st, const struct store_check *c)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_CHECK_ADD);
+
+	db_bind_id(s, ":patch", c->patch_id);
+	db_bind_id(s, ":series", c->series_id);
+	db_bind_text(s, ":context", c->context);
+	db_bind_text(s, ":state", c->state);
+	db_bind_text(s, ":url", c->url);
+	db_bind_text(s, ":summary", c->summary);
+	db_bind_text(s, ":log", c->log);
+	db_bind_text(s, ":base", c->base_commit);
+	db_bind_text(s, ":reporter", c->reporter);
+	db_bind_int(s, ":time", c->time);
+	return db_exec(st, s, "check add");
+}
+
+enum err
+store_check_of(struct store *st, struct arena *a, int64_t contribution_id,
+    struct store_check **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_CHECK_OF);
+	size_t cap = 0;
+	struct store_check *arr = NULL;
+	int rc;
+
+	*n = 0;
+	db_bind_int(s, ":contribution", contribution_id);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_check *c;
+
+		if (*n == cap) {
+			struct store_check *bigger;
+
+			cap = cap ? cap * 2 : 8;
+			bigger = arena_alloc(a, cap * sizeof(*arr));
+			if (*n)
+				memcpy(bigger, arr, *n * sizeof(*arr));
+			arr = bigger;
+		}
+		c = &arr[(*n)++];
+		c->patch_id = db_col_int(s, 0);
+		c->series_id = db_col_int(s, 1);
+		c->context = col_arena(a, s, 2);
+		c->state = col_arena(a, s, 3);
+		c->url = col_arena(a, s, 4);
+		c->summary = col_arena(a, s, 5);
+		c->log = col_arena(a, s, 6);
+		c->base_commit = col_arena(a, s, 7);
+		c->reporter = col_arena(a, s, 8);
+		c->time = db_col_int(s, 9);
+	}
+	sqlite3_reset(s);
+	*out = arr;
+	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "checks of", rc);
+}

@@ -1,0 +1,66 @@
+/* The outbox (mails to send, DESIGN.md §8) and test results (checks). */
+#ifndef STORAGE_STORE_OUTBOX_H
+#define STORAGE_STORE_OUTBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "storage/store.h"
+#include "util/arena.h"
+
+struct store_outbox {
+	int64_t id;
+	int64_t event_id;
+	int64_t contribution_id;
+	int64_t patch_id;
+	const char *kind; /* the X-Patchyard-Event */
+	const char *message_id; /* ours, without brackets */
+	const char *in_reply_to; /* without brackets, or NULL */
+	const char *rcpt; /* "a@b\n" per envelope recipient */
+	const char *body; /* the composed message, CRLF */
+	size_t body_len;
+	const char *state; /* held, queued, sent, failed */
+	int attempts;
+	int64_t next_attempt;
+	int64_t created;
+	int64_t sent_at;
+	const char *last_error;
+};
+
+enum err store_outbox_add(
+    struct store *st, const struct store_outbox *o, int64_t *id);
+enum err store_outbox_get(
+    struct store *st, struct arena *a, int64_t id, struct store_outbox *o);
+/* Queued mails due at now (all queued ones when all), oldest first. */
+enum err store_outbox_due(
+    struct store *st, int64_t now, bool all, int64_t **ids, size_t *n);
+/* Record an attempt: state, attempts, next attempt, error, sent time. */
+enum err store_outbox_result(struct store *st, const struct store_outbox *o);
+/* Held mails of these patches become queued (the build or push that
+ * holds their change succeeded). */
+enum err store_outbox_release(
+    struct store *st, int64_t patch_id, int *released);
+/* A contribution's mails, oldest first (body not loaded). */
+enum err store_outbox_of(struct store *st, struct arena *a,
+    int64_t contribution_id, struct store_outbox **out, size_t *n);
+
+struct store_check {
+	int64_t patch_id;
+	int64_t series_id;
+	const char *context;
+	const char *state; /* pending, success, warning, fail */
+	const char *url;
+	const char *summary;
+	const char *log;
+	const char *base_commit;
+	const char *reporter;
+	int64_t time;
+};
+
+enum err store_check_add(struct store *st, const struct store_check *c);
+/* The checks of every patch of a contribution's series, oldest first. */
+enum err store_check_of(struct store *st, struct arena *a,
+    int64_t contribution_id, struct store_check **out, size_t *n);
+
+#endif

@@ -1,0 +1,260 @@
+#include "storage/store_read.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/db.h"
+#include "util/xalloc.h"
+
+static const char *
+col_arena(struct arena *a, sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+
+	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
+	         : NULL;
+}
+
+enum err
+store_read_list(struct store *st, int64_t project, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_READ_LIST);
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	db_bind_int(s, ":project", project);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = db_col_int(s, 0);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return db_fail(st, "list", rc);
+	}
+	return ERR_OK;
+}
+
+/* Rows of a statement into an arena array of elem-size records. */
+typedef void row_fn(struct arena *, sqlite3_stmt *, void *);
+
+static enum err
+rows(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
+    row_fn *fn, void **out, size_t *n)
+{
+	size_t cap = 0;
+	char *arr = NULL;
+	int rc;
+
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			char *bigger;
+
+			cap = cap ? cap * 2 : 8;
+			bigger = arena_alloc(a, cap * size);
+			if (*n)
+				memcpy(bigger, arr, *n * size);
+			arr = bigger;
+		}
+		memset(arr + *n * size, 0, size);
+		fn(a, s, arr + *n * size);
+		(*n)++;
+	}
+	sqlite3_reset(s);
+	*out = arr;
+	if (rc != SQLITE_DONE)
+		return db_fail(st, "read", rc);
+	return ERR_OK;
+}
+
+static void
+trailer_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct view_trailer *t = p;
+
+	t->name = col_arena(a, s, 0);
+	t->value = col_arena(a, s, 1);
+	t->message_id = col_arena(a, s, 2);
+	t->verified = db_col_int(s, 3) != 0;
+	t->email = col_arena(a, s, 4);
+	t->own = db_col_int(s, 5) != 0;
+}
+
+static void
+patch_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct view_patch *v = p;
+
+	v->id = db_col_int(s, 0);
+	v->message_id = col_arena(a, s, 1);
+	v->number = (int)db_col_int(s, 2);
+	v->title = col_arena(a, s, 3);
+	v->author_name = col_arena(a, s, 4);
+	v->author_email = col_arena(a, s, 5);
+	v->slug = col_arena(a, s, 6);
+	v->state = col_arena(a, s, 7);
+	v->queue = col_arena(a, s, 8);
+	v->reason = col_arena(a, s, 9);
+	v->conflict = db_col_int(s, 10) != 0;
+	v->patch_id = col_arena(a, s, 11);
+	v->message_row = db_col_int(s, 12);
+	v->files = col_arena(a, s, 13);
+}
+
+static void
+series_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct view_series *v = p;
+
+	v->id = db_col_int(s, 0);
+	v->version = (int)db_col_int(s, 1);
+	v->expected = (int)db_col_int(s, 2);
+	v->received = (int)db_col_int(s, 3);
+	v->title = col_arena(a, s, 4);
+	v->submitter_name = col_arena(a, s, 5);
+	v->submitter_email = col_arena(a, s, 6);
+	v->date = db_col_int(s, 7);
+	v->message_id = col_arena(a, s, 8);
+	v->base_commit = col_arena(a, s, 9);
+	v->change_id = col_arena(a, s, 10);
+	v->complete = v->received >= v->expected;
+}
+
+static void
+event_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct view_event *v = p;
+
+	v->time = db_col_int(s, 0);
+	v->kind = col_arena(a, s, 1);
+	v->actor = col_arena(a, s, 2);
+	v->detail = col_arena(a, s, 3);
+	v->message_id = col_arena(a, s, 4);
+	v->slug = col_arena(a, s, 5);
+}
+
+/* A series' state is its patches' when they share one, else partial. */
+static const char *
+series_state(const struct view_series *v)
+{
+	size_t i;
+
+	if (v->npatches == 0)
+		return "new";
+	for (i = 1; i < v->npatches; i++)
+		if (strcmp(v->patches[i].state, v->patches[0].state) != 0)
+			return "partial";
+	return v->patches[0].state;
+}
+
+enum err
+store_read_trailers(struct store *st, struct arena *a, int64_t patch_id,
+    int64_t series_id, struct view_trailer **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_READ_TRAILERS_OF);
+
+	db_bind_int(s, ":patch", patch_id);
+	db_bind_int(s, ":series", series_id);
+	return rows(st, a, s, sizeof(**out), trailer_row, (void **)out, n);
+}
+
+static enum err
+read_series(struct store *st, struct arena *a, struct view_series *v)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_READ_PATCHES_OF);
+	size_t i;
+	enum err e;
+
+	db_bind_int(s, ":series", v->id);
+	e = rows(st, a, s, sizeof(*v->patches), patch_row, (void **)&v->patches,
+	    &v->npatches);
+	for (i = 0; i < v->npatches && e == ERR_OK; i++) {
+		struct view_patch *p = &v->patches[i];
+
+		e = store_read_trailers(
+		    st, a, p->id, v->id, &p->trailers, &p->ntrailers);
+	}
+	v->state = series_state(v);
+	return e;
+}
+
+enum err
+store_read_contrib(struct store *st, struct arena *a, int64_t id,
+    bool with_events, struct view_contrib *out)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_READ_CONTRIB);
+	int64_t newest = 0;
+	size_t i;
+	enum err e;
+
+	memset(out, 0, sizeof(*out));
+	db_bind_int(s, ":id", id);
+	if ((e = db_row(st, s, "contribution")) == ERR_OK) {
+		out->id = db_col_int(s, 0);
+		newest = db_col_int(s, 1);
+		out->activity = db_col_int(s, 2);
+		out->project = col_arena(a, s, 3);
+	}
+	sqlite3_reset(s);
+	if (e != ERR_OK)
+		return e;
+	s = db_stmt(st, SQL_READ_SERIES_OF);
+	db_bind_int(s, ":contribution", id);
+	e = rows(st, a, s, sizeof(*out->series), series_row,
+	    (void **)&out->series, &out->nseries);
+	for (i = 0; i < out->nseries && e == ERR_OK; i++) {
+		e = read_series(st, a, &out->series[i]);
+		if (out->series[i].id == newest)
+			out->newest = &out->series[i];
+	}
+	if (out->newest == NULL && out->nseries)
+		out->newest = &out->series[out->nseries - 1];
+	if (e == ERR_OK && with_events) {
+		s = db_stmt(st, SQL_READ_EVENTS_OF);
+		db_bind_int(s, ":contribution", id);
+		e = rows(st, a, s, sizeof(*out->events), event_row,
+		    (void **)&out->events, &out->nevents);
+		if (e == ERR_OK)
+			e = store_check_of(
+			    st, a, id, &out->checks, &out->nchecks);
+		if (e == ERR_OK)
+			e = store_outbox_of(
+			    st, a, id, &out->outbox, &out->noutbox);
+	}
+	return e;
+}
+
+const char *
+store_read_state(const struct view_contrib *c)
+{
+	return c->newest ? c->newest->state : "new";
+}
+
+enum err
+store_read_msgid(struct store *st, const char *msgid, int64_t *contribution,
+    int64_t *series, int64_t *patch)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_READ_MSG_CONTRIB);
+	enum err e;
+
+	db_bind_text(s, ":msgid", msgid);
+	if ((e = db_row(st, s, "message lookup")) == ERR_OK) {
+		const char *kind = db_col_text(s, 3);
+
+		bool is_patch = kind && strcmp(kind, "patch") == 0;
+		bool is_cover = kind && strcmp(kind, "cover") == 0;
+
+		/* A patch's Message-ID names the patch, a cover letter's its
+		 * series, a reply's only the contribution. */
+		*contribution = db_col_int(s, 0);
+		*series = is_patch || is_cover ? db_col_int(s, 1) : 0;
+		*patch = is_patch ? db_col_int(s, 2) : 0;
+	}
+	sqlite3_reset(s);
+	return e;
+}

@@ -1,0 +1,104 @@
+/*
+ * The read side: contributions as people and the JSON contract see them
+ * (DESIGN.md §12), built in an arena.
+ */
+#ifndef STORAGE_STORE_READ_H
+#define STORAGE_STORE_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "storage/store.h"
+#include "storage/store_outbox.h"
+#include "util/arena.h"
+
+struct view_trailer {
+	const char *name;
+	const char *value;
+	const char *message_id;
+	const char *email;
+	bool verified;
+	bool own;
+};
+
+struct view_patch {
+	int64_t id;
+	int64_t message_row;
+	const char *message_id;
+	int number;
+	const char *title;
+	const char *author_name;
+	const char *author_email;
+	const char *slug;
+	const char *state;
+	const char *queue;
+	const char *reason;
+	bool conflict;
+	const char *patch_id;
+	const char *files;
+	struct view_trailer *trailers;
+	size_t ntrailers;
+};
+
+struct view_series {
+	int64_t id;
+	const char *message_id;
+	int version;
+	int expected;
+	int received;
+	bool complete;
+	const char *state;
+	const char *title;
+	const char *submitter_name;
+	const char *submitter_email;
+	int64_t date;
+	const char *base_commit;
+	const char *change_id;
+	struct view_patch *patches;
+	size_t npatches;
+};
+
+struct view_event {
+	int64_t time;
+	const char *kind;
+	const char *actor;
+	const char *detail;
+	const char *message_id;
+	const char *slug;
+};
+
+struct view_contrib {
+	int64_t id;
+	const char *project;
+	int64_t activity;
+	struct view_series *series; /* oldest first */
+	size_t nseries;
+	struct view_series *newest; /* NULL only for an empty one */
+	struct view_event *events;
+	size_t nevents;
+	struct store_check *checks; /* with events only */
+	size_t nchecks;
+	struct store_outbox *outbox; /* with events only */
+	size_t noutbox;
+};
+
+/* Contribution ids, newest activity first; project 0: all. */
+enum err store_read_list(
+    struct store *st, int64_t project, int64_t **ids, size_t *n);
+/* One contribution; events only when with_events. */
+enum err store_read_contrib(struct store *st, struct arena *a, int64_t id,
+    bool with_events, struct view_contrib *out);
+/* The state of a contribution (its newest series'). */
+const char *store_read_state(const struct view_contrib *c);
+
+/* The trailers of one patch (own, collected, and its series'). */
+enum err store_read_trailers(struct store *st, struct arena *a,
+    int64_t patch_id, int64_t series_id, struct view_trailer **out, size_t *n);
+
+/* Where a Message-ID lives: its contribution, series and patch (0: the
+ * message is the cover letter or about the whole series). */
+enum err store_read_msgid(struct store *st, const char *msgid,
+    int64_t *contribution, int64_t *series, int64_t *patch);
+
+#endif

@@ -1,0 +1,654 @@
+/*
+ * Unit tests of parsers/config.c: golden dumps of valid files, golden
+ * error lists of broken ones, and git itself as the oracle for the
+ * syntax (`git config --list` on the same file must give our values).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "parsers/config.h"
+#include "parsers/limits.h"
+#include "tests/unit/testutil.h"
+#include "util/arena.h"
+#include "util/buf.h"
+
+#define DIR "tests/fixtures/config/"
+
+static const char *const auth_names[] = { "dkim", "none" };
+static const char *const tls_names[] = { "required", "try", "never" };
+static const char *const conflict_names[] = { "keep", "drop" };
+static const char *const mode_names[] = { "stack", "patch", "series" };
+static const char *const failure_names[] = { "report", "drop" };
+
+/* One "key = value" line; newlines and tabs escaped to keep one line. */
+static void
+put(struct buf *b, const char *key, const char *v)
+{
+	buf_addf(b, "%s = ", key);
+	if (v == NULL) {
+		buf_adds(b, "(unset)\n");
+		return;
+	}
+	for (; *v; v++) {
+		if (*v == '\n')
+			buf_adds(b, "\\n");
+		else if (*v == '\t')
+			buf_adds(b, "\\t");
+		else
+			buf_addc(b, *v);
+	}
+	buf_addc(b, '\n');
+}
+
+static void
+putf(struct buf *b, const char *sec, const char *name, const char *key,
+    const char *v)
+{
+	char k[256];
+
+	snprintf(k, sizeof(k), "%s.%s.%s", sec, name, key);
+	put(b, k, v);
+}
+
+static void
+dump_named(struct buf *b, const struct config *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nprojects; i++) {
+		const struct conf_project *p = &c->projects[i];
+		const char *f = "project";
+		char line[16];
+
+		putf(b, f, p->name, "list", p->list);
+		putf(b, f, p->name, "archive", p->archive);
+		putf(b, f, p->name, "upstream", p->upstream);
+		putf(b, f, p->name, "branch", p->branch);
+		putf(b, f, p->name, "staging", p->staging);
+		putf(b, f, p->name, "push", p->push);
+		putf(b, f, p->name, "cc-list", p->cc_list ? "true" : "false");
+		snprintf(line, sizeof(line), "%d", p->line);
+		putf(b, f, p->name, "(line)", line);
+	}
+	for (i = 0; i < c->nmaintainers; i++) {
+		const struct conf_maintainer *m = &c->maintainers[i];
+
+		putf(b, "maintainer", m->name, "email", m->email);
+		putf(b, "maintainer", m->name, "project", m->project);
+		for (j = 0; j < m->npaths; j++)
+			putf(b, "maintainer", m->name, "path", m->paths[j]);
+		assert_null(m->paths[m->npaths]);
+	}
+	for (i = 0; i < c->ntrees; i++) {
+		putf(b, "tree", c->trees[i].name, "url", c->trees[i].url);
+		putf(b, "tree", c->trees[i].name, "branch", c->trees[i].branch);
+		putf(b, "tree", c->trees[i].name, "project",
+		    c->trees[i].project);
+	}
+	for (i = 0; i < c->ncis; i++)
+		putf(b, "ci", c->cis[i].name, "email", c->cis[i].email);
+	for (i = 0; i < c->nsources; i++) {
+		const struct conf_source *s = &c->sources[i];
+		const char *f = "source";
+
+		putf(b, f, s->name, "imap", s->imap);
+		putf(b, f, s->name, "password-file", s->password_file);
+		putf(b, f, s->name, "ca-file", s->ca_file);
+		putf(b, f, s->name, "pin-sha256", s->pin_sha256);
+		putf(b, f, s->name, "project", s->project);
+	}
+}
+
+/* Every field of a parsed config, one per line, for golden files. */
+static void
+dump(struct buf *b, const struct config *c)
+{
+	char n[16];
+
+	put(b, "core.database", c->database);
+	put(b, "bot.address", c->bot_address);
+	put(b, "bot.url", c->bot_url);
+	put(b, "bot.command-prefix", c->command_prefix);
+	put(b, "bot.templates", c->templates);
+	dump_named(b, c);
+	put(b, "auth.authserv-id", c->auth_authserv_id);
+	put(b, "auth.require", auth_names[c->auth_require]);
+	put(b, "smtp.url", c->smtp_url);
+	put(b, "smtp.starttls", tls_names[c->smtp_starttls]);
+	put(b, "smtp.ca-file", c->smtp_ca_file);
+	put(b, "smtp.pin-sha256", c->smtp_pin_sha256);
+	put(b, "smtp.user", c->smtp_user);
+	put(b, "smtp.password-file", c->smtp_password_file);
+	put(b, "stage.on-conflict", conflict_names[c->stage_on_conflict]);
+	put(b, "test.command", c->test_command);
+	snprintf(n, sizeof(n), "%d", c->test_timeout);
+	put(b, "test.timeout", n);
+	put(b, "test.mode", mode_names[c->test_mode]);
+	put(b, "test.on-failure", failure_names[c->test_on_failure]);
+}
+
+/* Parse a fixture; returns the dump or the error list, file:line: msg. */
+static char *
+run(const char *path, enum err *rc)
+{
+	struct arena *a = arena_new();
+	struct config c;
+	struct config_error *errs;
+	size_t n = 0, nerrs, i;
+	struct buf b;
+	char *text = tu_read_file(path, &n);
+
+	assert_non_null(text);
+	buf_init(&b, 0);
+	*rc = config_parse(a, path, text, n, &c, &errs, &nerrs);
+	if (*rc == ERR_OK) {
+		assert_int_equal(nerrs, 0);
+		assert_null(errs);
+		assert_string_equal(c.file, path);
+		dump(&b, &c);
+	}
+	for (i = 0; i < nerrs; i++) {
+		assert_string_equal(errs[i].file, path);
+		if (i > 0)
+			assert_true(errs[i - 1].line <= errs[i].line);
+		if (errs[i].line > 0)
+			buf_addf(&b, "%s:%d: %s\n", errs[i].file, errs[i].line,
+			    errs[i].msg);
+		else
+			buf_addf(&b, "%s: %s\n", errs[i].file, errs[i].msg);
+	}
+	free(text);
+	arena_free(a);
+	return buf_detach(&b, NULL);
+}
+
+/* Compare a fixture's result with <case>.expected beside it. */
+static void
+golden(const char *name, enum err want)
+{
+	char conf[256], exp[256];
+	enum err rc;
+	char *got, *expected;
+
+	snprintf(conf, sizeof(conf), DIR "%s.conf", name);
+	snprintf(exp, sizeof(exp), DIR "%s.expected", name);
+	got = run(conf, &rc);
+	expected = tu_read_file(exp, NULL);
+	if (expected == NULL || strcmp(got, expected) != 0)
+		fprintf(stderr, "--- %s: got\n%s", name, got);
+	assert_non_null(expected);
+	assert_string_equal(got, expected);
+	assert_int_equal(rc, want);
+	free(got);
+	free(expected);
+}
+
+static void
+test_full(void **state)
+{
+	(void)state;
+	golden("full", ERR_OK);
+}
+
+static void
+test_minimal_defaults(void **state)
+{
+	(void)state;
+	golden("minimal", ERR_OK);
+}
+
+static void
+test_syntax(void **state)
+{
+	(void)state;
+	golden("syntax", ERR_OK);
+}
+
+static void
+test_dkim_without_authserv(void **state)
+{
+	(void)state;
+	golden("dkim-no-authserv", ERR_OK);
+}
+
+static void
+test_broken_syntax(void **state)
+{
+	(void)state;
+	golden("broken-syntax", ERR_CONFIG);
+}
+
+static void
+test_broken_schema(void **state)
+{
+	(void)state;
+	golden("broken-schema", ERR_CONFIG);
+}
+
+static void
+test_broken_empty(void **state)
+{
+	(void)state;
+	golden("broken-empty", ERR_CONFIG);
+}
+
+static void
+test_broken_nocore(void **state)
+{
+	(void)state;
+	golden("broken-nocore", ERR_CONFIG);
+}
+
+/*
+ * git as the oracle for the syntax.  The value of every string key we
+ * read from syntax.conf and full.conf must equal what `git config
+ * --list` prints for it (keys that we convert, like booleans and enums,
+ * are left out).  Skips when git is not installed.
+ */
+static const char *const converted[] = { ".cc-list", ".timeout", ".mode",
+	".require", ".starttls", ".on-conflict", ".on-failure", ".pin-sha256",
+	NULL };
+
+static bool
+is_converted(const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; converted[i]; i++) {
+		size_t m = strlen(converted[i]);
+
+		if (n >= m && strcmp(key + n - m, converted[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* `git config -f path --null --list`, or NULL when git cannot run. */
+static char *
+git_list(const char *path, size_t *n)
+{
+	char cmd[512];
+	struct buf b;
+	FILE *f;
+	size_t r;
+	char chunk[4096];
+
+	snprintf(cmd, sizeof(cmd), "git config -f '%s' --null --list", path);
+	f = popen(cmd, "r");
+	if (f == NULL)
+		return NULL;
+	buf_init(&b, 0);
+	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, r);
+	if (pclose(f) != 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_detach(&b, n);
+}
+
+static void
+oracle(const char *name)
+{
+	char path[256], *mine, *theirs, *p, *next, *end, line[8192];
+	struct buf esc;
+	enum err rc;
+	size_t n, matched = 0;
+
+	snprintf(path, sizeof(path), DIR "%s.conf", name);
+	theirs = git_list(path, &n);
+	if (theirs == NULL)
+		skip();
+	mine = run(path, &rc);
+	assert_int_equal(rc, ERR_OK);
+	buf_init(&esc, 0);
+	for (p = theirs, end = theirs + n; p < end; p = next) {
+		char *nl = strchr(p, '\n'), *hit;
+
+		next = p + strlen(p) + 1;
+		if (nl == NULL)
+			continue; /* a key alone is a boolean: converted */
+		*nl = '\0';
+		if (is_converted(p))
+			continue;
+		buf_reset(&esc);
+		put(&esc, p, nl + 1);
+		snprintf(line, sizeof(line), "%s", buf_cstr(&esc));
+		hit = strstr(mine, line);
+		if (hit == NULL)
+			fprintf(stderr, "git has, we have not: %s", line);
+		assert_non_null(hit);
+		hit[0] = '#'; /* used: a repeated key must match the next */
+		matched++;
+	}
+	assert_true(matched >= 10);
+	buf_free(&esc);
+	free(mine);
+	free(theirs);
+}
+
+static void
+test_git_oracle_syntax(void **state)
+{
+	(void)state;
+	oracle("syntax");
+}
+
+static void
+test_git_oracle_full(void **state)
+{
+	(void)state;
+	oracle("full");
+}
+
+/* Run git on text in a temporary file; its stdout, NULL if it failed. */
+static char *
+git_on(const char *text, const char *args, bool *ran)
+{
+	char path[] = "/tmp/test_config_XXXXXX", cmd[256], chunk[4096];
+	struct buf b;
+	int fd = mkstemp(path), status;
+	FILE *f;
+	size_t r;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	snprintf(
+	    cmd, sizeof(cmd), "git config -f %s %s 2>/dev/null", path, args);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	buf_init(&b, 0);
+	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(&b, chunk, r);
+	status = pclose(f);
+	unlink(path);
+	*ran = WIFEXITED(status) && WEXITSTATUS(status) != 127;
+	if (status != 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	return buf_detach(&b, NULL);
+}
+
+static const char *const value_cases[] = {
+	"plain",
+	"  lead and trail  ",
+	"a\tb  c",
+	"\"q # not a comment\"",
+	"a # comment",
+	"a;comment",
+	"\"unterminated",
+	"a\\qb",
+	"a\\\\b",
+	"a\\\"b",
+	"\"a\\nb\\tc\\bd\"",
+	"x\\\n  y",
+	"\"x\\\n  y\"",
+	"a\"b\"c",
+	"a \" b \" c",
+	"\"a;b\"#c",
+	"a\\",
+	"tail\\\n",
+	"\"open\\\n",
+	"\"\" x",
+};
+
+/*
+ * git as the oracle for values, case by case: where git refuses the
+ * value we refuse it (on a line of its own), where git reads it we read
+ * the same bytes.
+ */
+static void
+test_git_oracle_values(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(value_cases) / sizeof(value_cases[0]); i++) {
+		char text[512], *want;
+		struct arena *a = arena_new();
+		struct config c;
+		struct config_error *errs;
+		size_t nerrs;
+		enum err rc;
+		bool ran;
+
+		snprintf(text, sizeof(text),
+		    "[core]\n\tdatabase = d\n[project \"p\"]\n"
+		    "\tlist = p@example.org\n[test]\n\tcommand = %s\n",
+		    value_cases[i]);
+		want = git_on(text, "--get test.command", &ran);
+		if (!ran)
+			skip();
+		rc =
+		    config_parse(a, "t", text, strlen(text), &c, &errs, &nerrs);
+		if (want == NULL) {
+			assert_int_equal(rc, ERR_CONFIG);
+			assert_int_equal(nerrs, 1);
+			assert_true(errs[0].line >= 6);
+		} else {
+			want[strlen(want) - 1] = '\0'; /* git's newline */
+			if (rc != ERR_OK)
+				fprintf(
+				    stderr, "case %zu: %s\n", i, errs[0].msg);
+			assert_int_equal(rc, ERR_OK);
+			assert_string_equal(c.test_command, want);
+		}
+		free(want);
+		arena_free(a);
+	}
+}
+
+static const char *const header_cases[] = {
+	"[maintainer \"a b\"]",
+	"[maintainer \"a\\\\b\"]",
+	"[maintainer \"a\\qb\"]",
+	"[maintainer \"a\\\"b\"]",
+	"[maintainer.Ab]",
+	"[MainTainer \"X\"]",
+	"[maintainer  \"x\"]",
+	"[maintainer\t\"x\"]",
+	"[maintainer \"x\" ]",
+	"[maintainer \"x\"",
+	"[maintainer \"x]",
+	"[maintainer x]",
+	"[ maintainer \"x\"]",
+	"[maintainer \"x\"] path = src/",
+	"[maintainer \"x\"]path = src/ ; c",
+	"[maintainer \"x\"] # c",
+	"[maintainer \"\xc3\xa9\"]",
+};
+
+/* The same for section headers: the subsection git reads is ours. */
+static void
+test_git_oracle_headers(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(header_cases) / sizeof(header_cases[0]); i++) {
+		char text[512], *got, *eq;
+		struct arena *a = arena_new();
+		struct config c;
+		struct config_error *errs;
+		size_t nerrs;
+		enum err rc;
+		bool ran;
+
+		snprintf(text, sizeof(text),
+		    "[core]\n\tdatabase = d\n[project \"p\"]\n"
+		    "\tlist = p@example.org\n%s\n\temail = m@example.org\n",
+		    header_cases[i]);
+		got = git_on(text, "--get-regexp '^maintainer[.]'", &ran);
+		if (!ran)
+			skip();
+		rc =
+		    config_parse(a, "t", text, strlen(text), &c, &errs, &nerrs);
+		if (got == NULL) {
+			assert_int_equal(rc, ERR_CONFIG);
+			assert_int_equal(errs[0].line, 5);
+		} else {
+			/* "maintainer.SUB.email m@example.org\n..." */
+			eq = strstr(got, ".email ");
+			assert_non_null(eq);
+			*eq = '\0';
+			if (strrchr(got, '\n') != NULL)
+				memmove(got, strrchr(got, '\n') + 1,
+				    strlen(strrchr(got, '\n')));
+			if (rc != ERR_OK)
+				fprintf(
+				    stderr, "case %zu: %s\n", i, errs[0].msg);
+			assert_int_equal(rc, ERR_OK);
+			assert_int_equal(c.nmaintainers, 1);
+			assert_string_equal(
+			    c.maintainers[0].name, got + strlen("maintainer."));
+		}
+		free(got);
+		arena_free(a);
+	}
+}
+
+static enum err
+parse_text(struct arena *a, const char *text, size_t n, struct config *c,
+    struct config_error **errs, size_t *nerrs)
+{
+	return config_parse(a, "t.conf", text, n, c, errs, nerrs);
+}
+
+static void
+test_limits_and_bytes(void **state)
+{
+	struct arena *a = arena_new();
+	struct config c;
+	struct config_error *errs;
+	size_t nerrs, big = LIMIT_CONFIG_SIZE + 1;
+	char *text = malloc(big);
+	static const char nul[] = "[core]\n\tdatabase = a\0b\n[project \"p\"]\n"
+	                          "\tlist = p@example.org\n";
+	static const char bad8[] = "[core]\n\tdatabase = a\xff\n"
+	                           "[project \"p\"]\n\tlist = p@example.org\n";
+
+	(void)state;
+	memset(text, '#', big);
+	assert_int_equal(
+	    parse_text(a, text, big, &c, &errs, &nerrs), ERR_CONFIG);
+	assert_int_equal(nerrs, 1);
+	assert_int_equal(errs[0].line, 0);
+	free(text);
+	assert_int_equal(
+	    parse_text(a, nul, sizeof(nul) - 1, &c, &errs, &nerrs), ERR_CONFIG);
+	assert_int_equal(nerrs, 1);
+	assert_int_equal(errs[0].line, 2);
+	assert_string_equal(errs[0].msg, "NUL byte in value");
+	assert_int_equal(
+	    parse_text(a, bad8, sizeof(bad8) - 1, &c, &errs, &nerrs),
+	    ERR_CONFIG);
+	assert_int_equal(nerrs, 1);
+	assert_int_equal(errs[0].line, 2);
+	arena_free(a);
+}
+
+/* Many sections: lookups stay cheap, order is kept, lookup works. */
+static void
+test_many_projects(void **state)
+{
+	struct arena *a = arena_new();
+	struct config c;
+	struct config_error *errs;
+	size_t nerrs, i;
+	struct buf b;
+
+	(void)state;
+	buf_init(&b, 0);
+	buf_adds(&b, "[core]\ndatabase = d\n");
+	for (i = 0; i < 20000; i++)
+		buf_addf(
+		    &b, "[project \"p%zu\"]\nlist = p%zu@example.org\n", i, i);
+	buf_adds(&b, "[project \"p7\"]\nbranch = next\n");
+	assert_int_equal(parse_text(a, b.p, b.n, &c, &errs, &nerrs), ERR_OK);
+	assert_int_equal(c.nprojects, 20000);
+	assert_string_equal(c.projects[19999].name, "p19999");
+	assert_string_equal(config_project(&c, "p7")->branch, "next");
+	assert_string_equal(config_project(&c, "p7")->list, "p7@example.org");
+	assert_int_equal(config_project(&c, "p7")->line, 17);
+	assert_null(config_project(&c, "P7"));
+	assert_null(config_project(&c, NULL));
+	buf_free(&b);
+	arena_free(a);
+}
+
+/*
+ * The man page documents every section and key: each one used in
+ * full.conf (which uses them all, and parses) has its ".SS [section"
+ * heading and a ".B key" paragraph in man/bot.conf.5.
+ */
+static void
+test_man_page(void **state)
+{
+	char *conf = tu_read_file(DIR "full.conf", NULL);
+	char *man = tu_read_file("man/bot.conf.5", NULL);
+	char want[256], *p, *q, *line;
+	size_t keys = 0, sections = 0;
+
+	(void)state;
+	assert_non_null(conf);
+	assert_non_null(man);
+	for (p = q = man; *p; p++) /* roff's "\-" is a plain '-' here */
+		if (!(p[0] == '\\' && p[1] == '-'))
+			*q++ = *p;
+	*q = '\0';
+	for (line = strtok(conf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '[') {
+			snprintf(want, sizeof(want), "\n.SS %.*s",
+			    (int)strcspn(line, " ]"), line);
+			sections++;
+		} else if (line[0] == '\t') {
+			snprintf(want, sizeof(want), "\n.B %.*s\n",
+			    (int)strcspn(line + 1, " ="), line + 1);
+			keys++;
+		} else {
+			continue;
+		}
+		if (strstr(man, want) == NULL)
+			fprintf(stderr, "man/bot.conf.5 lacks %s\n", want + 1);
+		assert_non_null(strstr(man, want));
+	}
+	assert_true(sections >= 11);
+	assert_true(keys >= 40);
+	free(conf);
+	free(man);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_minimal_defaults),
+		cmocka_unit_test(test_syntax),
+		cmocka_unit_test(test_dkim_without_authserv),
+		cmocka_unit_test(test_broken_syntax),
+		cmocka_unit_test(test_broken_schema),
+		cmocka_unit_test(test_broken_empty),
+		cmocka_unit_test(test_broken_nocore),
+		cmocka_unit_test(test_git_oracle_syntax),
+		cmocka_unit_test(test_git_oracle_full),
+		cmocka_unit_test(test_git_oracle_values),
+		cmocka_unit_test(test_git_oracle_headers),
+		cmocka_unit_test(test_limits_and_bytes),
+		cmocka_unit_test(test_many_projects),
+		cmocka_unit_test(test_man_page),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

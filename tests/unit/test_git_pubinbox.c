@@ -1,0 +1,196 @@
+/*
+ * Unit tests of the public-inbox v2 reader, through source_open(): an
+ * inbox of three epochs and a long epoch, built here with git fast-import.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bot/source.h"
+#include "tests/unit/sourcetest.h"
+#include "tests/unit/testutil.h"
+#include "util/log.h"
+
+/* One fast-import commit: mail text as "m", or a deletion ("d"). */
+static void
+fi_commit(FILE *f, int t, const char *mail, bool first)
+{
+	const char *name = mail != NULL ? "m" : "d";
+	const char *text = mail != NULL ? mail : "deleted\n";
+
+	fprintf(f, "commit refs/heads/master\n");
+	fprintf(f, "committer I <i@example.org> %d +0000\n", 1700000000 + t);
+	fprintf(f, "data 2\nm\n");
+	if (!first)
+		fprintf(f, "D %s\n", mail != NULL ? "d" : "m");
+	fprintf(
+	    f, "M 100644 inline %s\ndata %zu\n%s\n", name, strlen(text), text);
+}
+
+/* An epoch repository holding the mails (NULL: a deletion). */
+static void
+make_epoch(const char *dir, const char *const *mails, size_t n)
+{
+	char stream[4200];
+	FILE *f;
+	size_t i;
+
+	run("git init -q --bare '%s'", dir);
+	snprintf(stream, sizeof(stream), "%s.fi", dir);
+	f = fopen(stream, "w");
+	assert_non_null(f);
+	for (i = 0; i < n; i++)
+		fi_commit(f, (int)i, mails[i], i == 0);
+	assert_int_equal(fclose(f), 0);
+	run("git -C '%s' fast-import --quiet < '%s' && rm '%s'", dir, stream,
+	    stream);
+}
+
+static void
+make_inbox(const char *d)
+{
+	static const char *const e0[] = { "Message-ID: <1@x>\n\none\n",
+		"Message-ID: <2@x>\n\ntwo\n", NULL,
+		"Message-ID: <3@x>\n\nthree\n" };
+	static const char *const e2[] = { "Message-ID: <4@x>\n\nfour\n",
+		"Message-ID: <5@x>\n\nfive\n" };
+	static const char *const e10[] = { "Message-ID: <6@x>\n\nsix\n" };
+	char path[4200];
+
+	run("mkdir '%s/git' && git init -q --bare '%s/git/all.git'", d, d);
+	snprintf(path, sizeof(path), "%s/git/0.git", d);
+	make_epoch(path, e0, 4);
+	snprintf(path, sizeof(path), "%s/git/2.git", d);
+	make_epoch(path, e2, 2);
+	snprintf(path, sizeof(path), "%s/git/10.git", d);
+	make_epoch(path, e10, 1);
+}
+
+static void
+assert_pos_shape(const char *pos, const char *epoch)
+{
+	size_t n = strlen(epoch), i;
+
+	assert_int_equal(strlen(pos), n + 1 + 40);
+	assert_memory_equal(pos, epoch, n);
+	assert_int_equal(pos[n], ':');
+	for (i = n + 1; pos[i] != '\0'; i++)
+		assert_non_null(strchr("0123456789abcdef", pos[i]));
+}
+
+static void
+test_pubinbox(void **state)
+{
+	static const char *const words[] = { "one", "two", "three", "four",
+		"five", "six" };
+	char *d, path[4200], bad[128];
+	struct mails ms = { 0 }, one = { 0 };
+	struct source *s;
+	size_t i;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	make_inbox(d);
+	read_source(d, 0, NULL, &ms);
+	assert_int_equal(ms.n, 6);
+	for (i = 0; i < 6; i++) {
+		assert_non_null(strstr(ms.raw[i], words[i]));
+		assert_false(ms.trunc[i]);
+		assert_pos_shape(ms.pos[i], i < 3 ? "0" : i < 5 ? "2" : "10");
+	}
+	assert_resume(d, 0, &ms);
+	assert_progress_done(d, 0);
+
+	/* One epoch given directly. */
+	snprintf(path, sizeof(path), "%s/git/2.git", d);
+	read_source(path, 0, NULL, &one);
+	assert_int_equal(one.n, 2);
+	mails_assert_part(&ms, 3, &one, false);
+	assert_int_equal(source_open(path, 0, &s), ERR_OK);
+	assert_int_equal(source_kind(s), SOURCE_PUBINBOX);
+	assert_int_equal(source_seek(s, ms.pos[0]), ERR_INVAL);
+	source_free(s);
+	mails_free(&one);
+
+	/* Positions this inbox cannot have made. */
+	assert_int_equal(source_open(d, 0, &s), ERR_OK);
+	snprintf(bad, sizeof(bad), "0:%s", ms.pos[3] + 2);
+	assert_int_equal(source_seek(s, bad), ERR_INVAL);
+	snprintf(bad, sizeof(bad), "3:%s", ms.pos[0] + 2);
+	assert_int_equal(source_seek(s, bad), ERR_INVAL);
+	assert_int_equal(source_seek(s, "0:1234"), ERR_INVAL);
+	assert_int_equal(source_seek(s, "0"), ERR_INVAL);
+	assert_int_equal(source_seek(s, ""), ERR_INVAL);
+	snprintf(bad, sizeof(bad), "0:%.39sg", ms.pos[0] + 2);
+	assert_int_equal(source_seek(s, bad), ERR_INVAL);
+	source_free(s);
+	mails_free(&ms);
+	rmtmp(d);
+}
+
+/* An epoch longer than the reader's reopening interval. */
+static void
+test_pubinbox_long(void **state)
+{
+	enum {
+		N = 5000
+	};
+	char *d, path[4200], stream[4200], mail[64];
+	struct mails ms = { 0 }, rest = { 0 };
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	snprintf(path, sizeof(path), "%s/7.git", d);
+	snprintf(stream, sizeof(stream), "%s/fi", d);
+	run("git init -q --bare '%s'", path);
+	f = fopen(stream, "w");
+	assert_non_null(f);
+	for (i = 0; i < N; i++) {
+		snprintf(
+		    mail, sizeof(mail), "Message-ID: <%zu@x>\n\n%zu\n", i, i);
+		fi_commit(f, (int)i, mail, i == 0);
+	}
+	assert_int_equal(fclose(f), 0);
+	run("git -C '%s' fast-import --quiet < '%s'", path, stream);
+	read_source(path, 0, NULL, &ms);
+	assert_int_equal(ms.n, N);
+	for (i = 0; i < N; i += 611) {
+		snprintf(
+		    mail, sizeof(mail), "Message-ID: <%zu@x>\n\n%zu\n", i, i);
+		assert_string_equal(ms.raw[i], mail);
+		assert_pos_shape(ms.pos[i], "7");
+	}
+	read_source(path, 0, ms.pos[N - 2], &rest);
+	mails_assert_equal(&ms, N - 1, &rest);
+	mails_free(&rest);
+	read_source(path, 0, ms.pos[9], &rest);
+	mails_assert_equal(&ms, 10, &rest);
+	mails_free(&rest);
+	mails_free(&ms);
+	rmtmp(d);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pubinbox),
+		cmocka_unit_test(test_pubinbox_long),
+	};
+
+	/* Refused positions log errors; that is expected. */
+	log_set_level(getenv("SOURCE_TEST_LOG") != NULL ? LOG_DEBUG : LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
