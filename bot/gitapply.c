@@ -571,9 +571,7 @@ blob_read(struct ctx *c, const git_oid *oid, git_blob **out)
 static enum err
 blob_write(struct ctx *c, const char *p, size_t n, git_oid *out)
 {
-	if (git_blob_create_from_buffer(out, c->r->repo, p, n) < 0)
-		return gitpriv_fail(c->r->path, "cannot write blob");
-	return ERR_OK;
+	return gitpriv_blob(c->r, p, n, out);
 }
 
 /* The "@@ -a,b +c,d @@" part of a hunk header, for reasons. */

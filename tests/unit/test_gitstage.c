@@ -398,6 +398,87 @@ test_deterministic_and_errors(void **state)
 	free(b);
 }
 
+/*
+ * A queue whose build makes more objects than are worth writing one
+ * file each: they go to disk as one pack, which git must find sound
+ * (verify-pack checks every CRC and both checksums).  One file is larger
+ * than a stored deflate block, so its zlib stream has several.
+ */
+static void
+test_big_build_writes_a_pack(void **state)
+{
+	enum {
+		N = 40
+	};
+	struct gitstage_entry e[N];
+	struct gitstage_result res[N];
+	char *texts[N], *base, *want, *got, *packs0, *packs1;
+	char tip[41];
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(
+	    gt_sh("set -e; cd %s/work; git checkout -qb many base; "
+	          "for i in $(seq 1 %d); do seq 1 $((i * 10)) > m$i; "
+	          "git add m$i; git commit -qm \"m$i\"; done; "
+	          "head -c 200000 /dev/zero | tr '\\0' 'x' | "
+	          "fold -w 99 > m1; git commit -qam big; "
+	          "git checkout -q master; rm -rf ../many; "
+	          "git format-patch -q -o ../many base..many",
+	        tmp, N - 1),
+	    0);
+	for (i = 0; i < N; i++) {
+		got = gt_out("ls %s/many/%04d-*", tmp, i + 1);
+		texts[i] = tu_read_file(got, &len);
+		free(got);
+		assert_non_null(texts[i]);
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].key = texts[i];
+		e[i].author_name = "A";
+		e[i].author_email = "a@example.org";
+		e[i].author_time = 1700000000;
+		e[i].message = "many\n";
+		e[i].diff = texts[i];
+		e[i].diff_len = len;
+		e[i].committer_time = BOT_TIME;
+	}
+	packs0 = gt_out("ls %s/stage.git/objects/pack/ | grep -c idx", tmp);
+	base = rev("base");
+	assert_int_equal(gitstage_build(stage, base, e, N, NULL, 0, BOT_NAME,
+	                     BOT_EMAIL, res, tip),
+	    ERR_OK);
+	for (i = 0; i < N; i++)
+		assert_int_equal(res[i].how, GITAPPLY_EXACT);
+	packs1 = gt_out("ls %s/stage.git/objects/pack/ | grep -c idx", tmp);
+	assert_int_equal(atoi(packs1), atoi(packs0) + 1);
+	got = gt_out("git -C %s/stage.git rev-parse '%s^{tree}'", tmp, tip);
+	want = gt_out("git -C %s/work rev-parse 'many^{tree}'", tmp);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	assert_int_equal(
+	    gt_sh("cd %s/stage.git/objects/pack && for i in *.idx; "
+	          "do git verify-pack $i || exit 1; done",
+	        tmp),
+	    0);
+	assert_int_equal(
+	    gt_sh("git -C %s/stage.git fsck --strict --no-progress "
+	          "--no-dangling %s",
+	        tmp, tip),
+	    0);
+	/* And what libgit2 reads back is what git reads. */
+	free(got);
+	got = gt_out("git -C %s/stage.git cat-file -p %s:m1 | wc -c", tmp, tip);
+	assert_string_equal(got, "202020");
+	for (i = 0; i < N; i++)
+		free(texts[i]);
+	free(base);
+	free(want);
+	free(got);
+	free(packs0);
+	free(packs1);
+}
+
 int
 main(void)
 {
@@ -406,6 +487,7 @@ main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_conflict_in_the_middle),
 		cmocka_unit_test(test_deterministic_and_errors),
+		cmocka_unit_test(test_big_build_writes_a_pack),
 	};
 
 	return cmocka_run_group_tests_name("gitstage", tests, setup, teardown);
