@@ -32,7 +32,8 @@ cleanup(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", gitrepo_path(repo));
 	gitrepo_free(repo);
 	if (system(cmd) != 0)
-		fprintf(stderr, "fuzz_gitapply: could not remove scratch repo\n");
+		fprintf(
+		    stderr, "fuzz_gitapply: could not remove scratch repo\n");
 }
 
 static void
