@@ -19,6 +19,7 @@
 #include "bot/ingest.h"
 #include "bot/outbox.h"
 #include "bot/show.h"
+#include "bot/stage.h"
 #include "bot/workflow.h"
 #include "parsers/limits.h"
 #include "util/log.h"
@@ -385,11 +386,17 @@ cmd_send(struct cli *c)
 static int
 cmd_worker(struct cli *c)
 {
+	enum err e;
+
 	if (c->argc != 1)
 		return usage();
 	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
 		return 1;
-	return 0;
+	if (strcmp(c->argv[0], "rebuild") == 0)
+		e = stage_rebuild(c->st, &c->conf);
+	else
+		e = stage_upstream(c->st, &c->conf);
+	return e == ERR_OK ? 0 : 1;
 }
 
 static const struct subcommand {

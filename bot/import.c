@@ -1,9 +1,11 @@
 #include "bot/import.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot/source.h"
 #include "util/log.h"
@@ -28,7 +30,8 @@ struct item {
 
 struct queue {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t not_empty; /* the writer waits for mail */
+	pthread_cond_t not_full; /* the reader waits for room */
 	struct item items[QUEUE_LEN];
 	size_t head, count; /* filled items, in order */
 	bool done; /* the reader has finished */
@@ -36,7 +39,17 @@ struct queue {
 	enum err err; /* the reader's error */
 	struct source *src;
 	struct mail_opts opts;
+	double reader_cpu; /* seconds of CPU the reading thread used */
 };
+
+static double
+thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static void
 copy_raw(struct item *it, const struct source_mail *sm)
@@ -65,7 +78,7 @@ reader(void *arg)
 
 		pthread_mutex_lock(&q->mu);
 		while (q->count == QUEUE_LEN && !q->stop)
-			pthread_cond_wait(&q->cv, &q->mu);
+			pthread_cond_wait(&q->not_full, &q->mu);
 		if (q->stop) {
 			pthread_mutex_unlock(&q->mu);
 			break;
@@ -78,7 +91,7 @@ reader(void *arg)
 			pthread_mutex_lock(&q->mu);
 			q->done = true;
 			q->err = e == ERR_NOTFOUND ? ERR_OK : e;
-			pthread_cond_broadcast(&q->cv);
+			pthread_cond_signal(&q->not_empty);
 			pthread_mutex_unlock(&q->mu);
 			break;
 		}
@@ -91,11 +104,14 @@ reader(void *arg)
 		if (truncated)
 			it->m.flags |= MAIL_F_TRUNCATED;
 
+		/* Wake the writer only when it may be waiting: futex calls
+		 * per mail would cost more than the parse. */
 		pthread_mutex_lock(&q->mu);
-		q->count++;
-		pthread_cond_broadcast(&q->cv);
+		if (q->count++ == 0)
+			pthread_cond_signal(&q->not_empty);
 		pthread_mutex_unlock(&q->mu);
 	}
+	q->reader_cpu = thread_cpu();
 	return NULL;
 }
 
@@ -172,7 +188,7 @@ drain(struct queue *q, struct writer *w)
 
 		pthread_mutex_lock(&q->mu);
 		while (q->count == 0 && !q->done)
-			pthread_cond_wait(&q->cv, &q->mu);
+			pthread_cond_wait(&q->not_empty, &q->mu);
 		if (q->count == 0) {
 			pthread_mutex_unlock(&q->mu);
 			break;
@@ -184,10 +200,10 @@ drain(struct queue *q, struct writer *w)
 
 		pthread_mutex_lock(&q->mu);
 		q->head = (q->head + 1) % QUEUE_LEN;
-		q->count--;
+		if (q->count-- == QUEUE_LEN || e != ERR_OK)
+			pthread_cond_signal(&q->not_full);
 		if (e != ERR_OK)
 			q->stop = true;
-		pthread_cond_broadcast(&q->cv);
 		pthread_mutex_unlock(&q->mu);
 		if (e != ERR_OK)
 			break;
@@ -256,6 +272,10 @@ import_path(struct ingest *in, struct store *st, const char *path,
 
 	memset(&q, 0, sizeof(q));
 	memset(&w, 0, sizeof(w));
+	/* Mails come and go by the thousand: keep freed memory instead of
+	 * handing it back to the kernel and asking again. */
+	mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+	mallopt(M_TOP_PAD, 16 * 1024 * 1024);
 	if ((e = open_source(st, path, o, &q.src)) != ERR_OK)
 		return e;
 	w.in = in;
@@ -272,16 +292,21 @@ import_path(struct ingest *in, struct store *st, const char *path,
 	for (i = 0; i < QUEUE_LEN; i++)
 		q.items[i].a = arena_new();
 	pthread_mutex_init(&q.mu, NULL);
-	pthread_cond_init(&q.cv, NULL);
+	pthread_cond_init(&q.not_empty, NULL);
+	pthread_cond_init(&q.not_full, NULL);
 	if (pthread_create(&th, NULL, reader, &q) != 0)
 		fatal("import: cannot start the reading thread");
 	e = drain(&q, &w);
 	pthread_join(th, NULL);
+	log_info("import: %s: %zu mails; CPU: reading and parsing %.3f s, "
+	         "writing %.3f s",
+	    w.name, w.done, q.reader_cpu, thread_cpu());
 	if (e == ERR_OK)
 		e = q.err;
 	if (o->progress)
 		progress(q.src, w.done, true);
-	pthread_cond_destroy(&q.cv);
+	pthread_cond_destroy(&q.not_empty);
+	pthread_cond_destroy(&q.not_full);
 	pthread_mutex_destroy(&q.mu);
 	for (i = 0; i < QUEUE_LEN; i++) {
 		arena_free(q.items[i].a);

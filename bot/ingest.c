@@ -259,12 +259,7 @@ wait_for_refs(struct ingest *in, const struct mail *m, int64_t msg_id)
 static enum err
 touch_series(struct ingest *in, int64_t series_id, const struct mail *m)
 {
-	struct store_series s;
-	enum err e = store_series_get(in->st, in->a, series_id, &s);
-
-	if (e != ERR_OK)
-		return e;
-	return store_series_touch(in->st, s.contribution_id, mail_time(in, m));
+	return store_series_activity(in->st, series_id, mail_time(in, m));
 }
 
 static enum err

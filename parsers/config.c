@@ -775,12 +775,36 @@ pin_norm(const char *s, char *out)
 	return n == 64;
 }
 
+/* curl's own form, kept as written: "sha256//" and 44 base64 digits,
+ * several joined by ';'. */
+static bool
+pin_curl_ok(const char *s)
+{
+	size_t n;
+
+	for (;;) {
+		if (strncmp(s, "sha256//", 8) != 0)
+			return false;
+		s += 8;
+		n = strspn(s,
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789+/=");
+		if (n != 44)
+			return false;
+		s += n;
+		if (*s == '\0')
+			return true;
+		if (*s++ != ';')
+			return false;
+	}
+}
+
 static bool
 pin_ok(const char *s)
 {
 	char out[65];
 
-	return pin_norm(s, out);
+	return pin_norm(s, out) || pin_curl_ok(s);
 }
 
 /* How each kind of string value is checked, and what it should be. */
@@ -798,7 +822,8 @@ static const struct {
 	    "a URL with exactly one %s for the Message-ID" },
 	[KC_PREFIX] = { prefix_ok,
 	    "a word of at most 32 bytes, not starting with '>' or '|'" },
-	[KC_PIN] = { pin_ok, "64 hex digits (colons allowed)" },
+	[KC_PIN] = { pin_ok,
+	    "64 hex digits (colons allowed) or sha256//BASE64" },
 	[KC_PROJECT] = { NULL, "single-line text" },
 };
 

@@ -85,7 +85,10 @@ struct conf_source {
 	const char *imap; /* imap:// or imaps:// URL, required */
 	const char *password_file;
 	const char *ca_file;
-	const char *pin_sha256; /* 64 lower-case hex digits, no colons */
+	const char *pin_sha256; /* SHA-256 of the server's public key:
+	                           64 lower-case hex digits (colons
+	                           dropped), or curl's "sha256//BASE64[;...]"
+	                           as written; NULL: no pin */
 	const char *project; /* NULL: by the mail's headers */
 };
 

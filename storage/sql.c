@@ -115,6 +115,10 @@ static const char *const text[SQL_COUNT] = {
 	    " date DESC, id DESC LIMIT 1),"
 	    " activity = max(activity, :activity) WHERE id = :id",
 
+	[SQL_CONTRIB_ACTIVITY] =
+	    "UPDATE contribution SET activity = :activity WHERE id ="
+	    " (SELECT contribution_id FROM series WHERE id = :series)"
+	    " AND activity < :activity",
 	[SQL_PATCH_GET] = "SELECT " PATCH_COLS " FROM patch WHERE id = :id",
 	[SQL_PATCH_ADD] =
 	    "INSERT INTO patch(project_id, series_id, message_id, number,"
@@ -226,6 +230,8 @@ static const char *const text[SQL_COUNT] = {
 	    " sent_at = :sent_at, rcpt = :rcpt WHERE id = :id",
 	[SQL_OUTBOX_RELEASE] = "UPDATE outbox SET state = 'queued'"
 	                       " WHERE patch_id = :patch AND state = 'held'",
+	[SQL_OUTBOX_CANCEL] = "UPDATE outbox SET state = 'cancelled'"
+	                      " WHERE patch_id = :patch AND state = 'held'",
 	[SQL_OUTBOX_OF] =
 	    "SELECT id, coalesce(event_id, 0), coalesce(contribution_id, 0),"
 	    " coalesce(patch_id, 0), kind, message_id, in_reply_to, rcpt,"
@@ -251,6 +257,30 @@ static const char *const text[SQL_COUNT] = {
 	    "SELECT id FROM patch WHERE project_id IS :project"
 	    " AND slug = :slug ORDER BY (state = 'staged') DESC, id DESC"
 	    " LIMIT 1",
+
+	[SQL_STAGE_QUEUE] =
+	    "SELECT id FROM patch WHERE project_id = :project"
+	    " AND state = 'staged' ORDER BY queue = 'unstable', queue_pos, id",
+	[SQL_STAGE_FOLDED] = "SELECT id FROM patch WHERE folded_into = :patch"
+	                     " ORDER BY id",
+	[SQL_STAGE_PREV] =
+	    "SELECT patch_id, key, commit_hex, how, offset FROM build_entry"
+	    " WHERE project_id = :project AND branch = :branch ORDER BY pos",
+	[SQL_STAGE_CLEAR] = "DELETE FROM build_entry WHERE project_id ="
+	                    " :project AND branch = :branch",
+	[SQL_STAGE_SAVE] =
+	    "INSERT INTO build_entry(project_id, branch, pos, patch_id, key,"
+	    " commit_hex, how, offset) VALUES(:project, :branch, :pos,"
+	    " :patch, :key, :commit, :how, :offset)",
+	[SQL_STAGE_BY_PATCHID] =
+	    "SELECT id FROM patch WHERE project_id = :project"
+	    " AND patch_id = :patch_id AND state NOT IN ('merged',"
+	    " 'superseded') ORDER BY id DESC",
+	[SQL_STAGE_BY_AUTHOR] =
+	    "SELECT id FROM patch WHERE project_id = :project"
+	    " AND norm_title = :title AND author_email = :email COLLATE NOCASE"
+	    " AND state NOT IN ('merged',"
+	    " 'superseded') ORDER BY id DESC",
 };
 
 const char *

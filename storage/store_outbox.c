@@ -131,6 +131,15 @@ store_outbox_release(struct store *st, int64_t patch_id, int *released)
 }
 
 enum err
+store_outbox_cancel(struct store *st, int64_t patch_id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_CANCEL);
+
+	db_bind_int(s, ":patch", patch_id);
+	return db_exec(st, s, "outbox cancel");
+}
+
+enum err
 store_outbox_of(struct store *st, struct arena *a, int64_t contribution_id,
     struct store_outbox **out, size_t *n)
 {

@@ -41,6 +41,9 @@ enum err store_outbox_result(struct store *st, const struct store_outbox *o);
  * holds their change succeeded). */
 enum err store_outbox_release(
     struct store *st, int64_t patch_id, int *released);
+/* Held mails of a patch will never go (it conflicts: its conflict mail
+ * replaces them). */
+enum err store_outbox_cancel(struct store *st, int64_t patch_id);
 /* A contribution's mails, oldest first (body not loaded). */
 enum err store_outbox_of(struct store *st, struct arena *a,
     int64_t contribution_id, struct store_outbox **out, size_t *n);

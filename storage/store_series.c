@@ -235,3 +235,13 @@ store_series_touch(struct store *st, int64_t contribution_id, int64_t activity)
 	db_bind_int(s, ":activity", activity);
 	return db_exec(st, s, "contribution touch");
 }
+
+enum err
+store_series_activity(struct store *st, int64_t series_id, int64_t activity)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_CONTRIB_ACTIVITY);
+
+	db_bind_int(s, ":series", series_id);
+	db_bind_int(s, ":activity", activity);
+	return db_exec(st, s, "contribution activity");
+}

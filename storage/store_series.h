@@ -61,4 +61,8 @@ enum err store_series_move(
 enum err store_series_touch(
     struct store *st, int64_t contribution_id, int64_t activity);
 
+/* A mail about a series arrived: its contribution's activity moves on. */
+enum err store_series_activity(
+    struct store *st, int64_t series_id, int64_t activity);
+
 #endif

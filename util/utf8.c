@@ -1,5 +1,8 @@
 #include "util/utf8.h"
 
+#include <stdint.h>
+#include <string.h>
+
 /* Length of the valid sequence at p (1..4), or 0 when invalid. */
 static size_t
 seq_len(const unsigned char *p, size_t n)
@@ -44,9 +47,17 @@ utf8_valid_prefix(const char *s, size_t n)
 
 	while (i < n) {
 		size_t k;
+		uint64_t w;
 
-		/* Fast path over ASCII, eight bytes at a time would be nicer
-		 * but mail text is short. */
+		/* Mail is mostly ASCII: skip it eight bytes at a time. */
+		while (i + 8 <= n) {
+			memcpy(&w, p + i, 8);
+			if (w & UINT64_C(0x8080808080808080))
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
 		if (p[i] < 0x80) {
 			i++;
 			continue;

@@ -14,31 +14,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/*
- * TEMPORARY: parsers/addr.c (helper "mime") is not merged yet; this weak
- * stand-in lets the replay binary link until it is, and loses to the
- * real addr_parse() then.  Remove it once addr.c is in main.
- */
-__attribute__((weak)) enum err
-addr_parse(struct arena *a, struct str v, struct addr *out)
-{
-	long lt = str_find(v, '<'), gt = str_find(v, '>');
-
-	if (lt >= 0 && gt > lt)
-		v = str_make(v.p + lt + 1, (size_t)(gt - lt - 1));
-	if (str_find(v, '@') <= 0)
-		return ERR_PARSE;
-	out->email = arena_strndup(a, v.p, v.n);
-	out->name = "";
-	return ERR_OK;
-}
-
-__attribute__((weak)) bool
-addr_same(const char *a, const char *b)
-{
-	return ascii_stricmp(a, b) == 0;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

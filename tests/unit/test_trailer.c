@@ -28,46 +28,6 @@
 
 #define DIR "tests/fixtures/trailers/"
 
-/*
- * TEMPORARY: parsers/addr.c is written by another helper and not merged
- * yet.  These weak stand-ins let this test link until it is; the real
- * functions win as soon as addr.o is in the library.  Remove them then.
- */
-__attribute__((weak)) enum err
-addr_parse(struct arena *a, struct str v, struct addr *out)
-{
-	long lt = str_find(v, '<'), gt;
-	struct str name = STR_NULL, mail = v;
-	char *e;
-
-	if (lt >= 0 && (gt = str_find(v, '>')) > lt) {
-		name = str_trim(str_make(v.p, (size_t)lt));
-		if (name.n >= 2 && name.p[0] == '"' &&
-		    name.p[name.n - 1] == '"')
-			name = str_make(name.p + 1, name.n - 2);
-		mail = str_make(v.p + lt + 1, (size_t)(gt - lt - 1));
-	} else {
-		long sp = str_find(v, ' ');
-
-		if (sp >= 0)
-			mail = str_make(v.p, (size_t)sp);
-	}
-	mail = str_trim(mail);
-	if (str_find(mail, '@') <= 0)
-		return ERR_PARSE;
-	e = arena_strndup(a, mail.p, mail.n);
-	ascii_lower(strchr(e, '@'), strlen(strchr(e, '@')));
-	out->email = e;
-	out->name = arena_strndup(a, name.p ? name.p : "", name.n);
-	return ERR_OK;
-}
-
-__attribute__((weak)) bool
-addr_same(const char *a, const char *b)
-{
-	return ascii_stricmp(a, b) == 0;
-}
-
 /* The body of a fixture mail: after the first empty line. */
 static struct str
 body_of(const char *mail, size_t n)

@@ -1,0 +1,676 @@
+/*
+ * The staging tree (DESIGN.md §6), driving the libgit2 engine of
+ * bot/git*.c from the database: the queue becomes commits (stable =
+ * upstream + stable patches; unstable = stable + unstable patches), the
+ * quilt export and the push follow, and only then do the stage, update
+ * and graduate acknowledgments go.  Upstream commits are matched to every
+ * tracked patch: by patch-id, by a Link:/Message-ID: naming our mail, by
+ * author and subject.
+ */
+#include "bot/stage.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/gitquilt.h"
+#include "bot/gitremote.h"
+#include "bot/gitscan.h"
+#include "bot/gitstage.h"
+#include "bot/notify.h"
+#include "parsers/date.h"
+#include "parsers/mail.h"
+#include "parsers/msgid.h"
+#include "parsers/patchid.h"
+#include "parsers/subject.h"
+#include "storage/store_event.h"
+#include "storage/store_msg.h"
+#include "storage/store_outbox.h"
+#include "storage/store_patch.h"
+#include "storage/store_read.h"
+#include "storage/store_series.h"
+#include "storage/store_stage.h"
+#include "util/log.h"
+#include "util/timeutil.h"
+#include "util/xalloc.h"
+
+struct stager {
+	struct store *st;
+	const struct config *conf;
+	const struct conf_project *p;
+	int64_t project_id;
+	struct gitrepo *repo;
+	struct notify *nt;
+	struct arena *a;
+	int64_t now;
+	char upref[320];
+	char base[41];
+};
+
+/* One queued patch, composed for the build and the quilt export. */
+struct qpatch {
+	struct store_patch row;
+	int64_t contribution;
+	struct buf msg; /* the commit message */
+	struct buf diff; /* its diff, folded fix-ups appended */
+	struct buf text; /* the quilt file */
+	const char *date;
+	char key[41];
+};
+
+static enum err
+event(struct stager *s, const char *kind, const struct qpatch *q,
+    const char *detail, int64_t *id)
+{
+	struct store_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.time = s->now;
+	e.kind = kind;
+	e.contribution_id = q->contribution;
+	e.series_id = q->row.series_id;
+	e.patch_id = q->row.id;
+	e.detail = detail;
+	return store_event_add(s->st, &e, id);
+}
+
+/* ---- composing a patch ---- */
+
+/* Collected trailers after the message's own, then Link:. */
+static enum err
+put_trailers(struct stager *s, struct qpatch *q, const char *msgid)
+{
+	struct view_trailer *t = NULL;
+	size_t nt = 0, i, k;
+	bool own = false;
+	struct buf link = BUF_INIT;
+	enum err e = store_read_trailers(
+	    s->st, s->a, q->row.id, q->row.series_id, &t, &nt);
+
+	for (i = 0; i < nt; i++)
+		own |= t[i].own;
+	for (i = 0; i < nt && e == ERR_OK; i++) {
+		bool dup = false;
+
+		if (t[i].own || !t[i].verified)
+			continue;
+		for (k = 0; k < i && !dup; k++)
+			dup = (t[k].own || t[k].verified) &&
+			    strcmp(t[k].name, t[i].name) == 0 &&
+			    (t[k].email && t[i].email
+			            ? strcmp(t[k].email, t[i].email) == 0
+			            : strcmp(t[k].value, t[i].value) == 0);
+		if (dup)
+			continue;
+		if (!own && (e = buf_addc(&q->msg, '\n')) == ERR_OK)
+			own = true;
+		if (e == ERR_OK)
+			e = buf_addf(
+			    &q->msg, "%s: %s\n", t[i].name, t[i].value);
+	}
+	if (e == ERR_OK && s->p->archive && strstr(s->p->archive, "%s")) {
+		const char *pct = strstr(s->p->archive, "%s");
+
+		e = buf_add(
+		    &link, s->p->archive, (size_t)(pct - s->p->archive));
+		if (e == ERR_OK)
+			e = msgid_urlencode(&link, str_from(msgid));
+		if (e == ERR_OK)
+			e = buf_adds(&link, pct + 2);
+		if (e == ERR_OK && !own)
+			e = buf_addc(&q->msg, '\n');
+		if (e == ERR_OK)
+			e = buf_addf(&q->msg, "Link: %s\n", buf_cstr(&link));
+	}
+	buf_free(&link);
+	return e;
+}
+
+static enum err
+parse_patch(
+    struct stager *s, int64_t msg_id, struct mail *m, const char **msgid)
+{
+	struct store_msg r;
+	struct mail_opts o;
+	const char *raw;
+	size_t n;
+	enum err e = store_msg_get(s->st, s->a, msg_id, &r);
+
+	if (e == ERR_OK)
+		e = store_msg_raw(s->st, s->a, msg_id, &raw, &n);
+	if (e != ERR_OK)
+		return e;
+	memset(&o, 0, sizeof(o));
+	mail_parse(s->a, raw, n, &o, m);
+	*msgid = r.msgid;
+	if (m->patch == NULL) {
+		log_err("stage: <%s>: the patch no longer parses", r.msgid);
+		return ERR_PARSE;
+	}
+	return ERR_OK;
+}
+
+/* The fix-ups folded into this patch go into its commit too. */
+static enum err
+add_folded(struct stager *s, struct qpatch *q)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e = store_stage_folded(s->st, q->row.id, &ids, &n);
+
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		struct store_patch f;
+		struct mail m;
+		const char *msgid;
+
+		e = store_patch_get(s->st, s->a, ids[i], &f);
+		if (e == ERR_OK)
+			e = parse_patch(s, f.message_id, &m, &msgid);
+		if (e == ERR_OK)
+			e = buf_addstr(&q->diff, m.patch->diff);
+	}
+	free(ids);
+	return e;
+}
+
+static void
+make_key(struct qpatch *q)
+{
+	struct patchid_sha1_ctx c;
+	unsigned char h[20];
+	char num[64];
+	int n;
+
+	patchid_sha1_init(&c);
+	patchid_sha1_update(&c, q->msg.p, q->msg.n);
+	patchid_sha1_update(&c, "", 1);
+	patchid_sha1_update(&c, q->diff.p, q->diff.n);
+	patchid_sha1_update(&c, "", 1);
+	patchid_sha1_update(&c, q->row.author_name, strlen(q->row.author_name));
+	patchid_sha1_update(
+	    &c, q->row.author_email, strlen(q->row.author_email));
+	n = snprintf(num, sizeof(num), "%lld %d %lld",
+	    (long long)q->row.author_time, q->row.author_tz,
+	    (long long)q->row.queued_at);
+	patchid_sha1_update(&c, num, n > 0 ? (size_t)n : 0);
+	patchid_sha1_final(&c, h);
+	patchid_hex(h, q->key);
+}
+
+static enum err
+quilt_text(struct qpatch *q, const struct patch *p)
+{
+	enum err e = buf_addf(&q->text, "From: %s%s<%s>\nSubject: %s\n",
+	    q->row.author_name, *q->row.author_name ? " " : "",
+	    q->row.author_email, p->subject);
+
+	if (e == ERR_OK && q->date)
+		e = buf_addf(&q->text, "Date: %s\n", q->date);
+	if (e == ERR_OK) {
+		/* The body of the commit message, after its subject line. */
+		const char *body = strchr(buf_cstr(&q->msg), '\n');
+
+		e = buf_addf(&q->text, "\n%s", body ? body + 1 : "");
+	}
+	if (e == ERR_OK && !str_startswith(buf_str(&q->diff), "---"))
+		e = buf_adds(&q->text, "---\n");
+	if (e == ERR_OK)
+		e = buf_addstr(&q->text, buf_str(&q->diff));
+	return e;
+}
+
+static enum err
+compose(struct stager *s, int64_t patch_id, struct qpatch *q)
+{
+	struct store_series ser;
+	struct mail m;
+	const char *msgid;
+	int64_t t;
+	int tz;
+	enum err e = store_patch_get(s->st, s->a, patch_id, &q->row);
+
+	if (e == ERR_OK)
+		e = store_series_get(s->st, s->a, q->row.series_id, &ser);
+	if (e == ERR_OK)
+		e = parse_patch(s, q->row.message_id, &m, &msgid);
+	if (e != ERR_OK)
+		return e;
+	q->contribution = ser.contribution_id;
+	/* The mail's own date, as git am takes it. */
+	if (m.patch->date.p && date_parse(m.patch->date, &t, &tz) == ERR_OK) {
+		q->row.author_time = t;
+		q->row.author_tz = tz;
+		q->date = arena_str(s->a, m.patch->date).p;
+	}
+	e = buf_addf(&q->msg, "%s\n", m.patch->subject);
+	if (e == ERR_OK && m.patch->message.n)
+		e = buf_addf(&q->msg, "\n%.*s\n", (int)m.patch->message.n,
+		    m.patch->message.p);
+	if (e == ERR_OK)
+		e = put_trailers(s, q, msgid);
+	if (e == ERR_OK)
+		e = buf_addstr(&q->diff, m.patch->diff);
+	if (e == ERR_OK)
+		e = add_folded(s, q);
+	if (e == ERR_OK)
+		e = quilt_text(q, m.patch);
+	make_key(q);
+	return e;
+}
+
+/* ---- building ---- */
+
+static void
+entry_of(const struct qpatch *q, struct gitstage_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->key = q->key;
+	e->author_name = q->row.author_name;
+	e->author_email = q->row.author_email;
+	e->author_time = q->row.author_time;
+	e->author_tz = q->row.author_tz;
+	e->message = buf_cstr(&q->msg);
+	e->diff = buf_cstr(&q->diff);
+	e->diff_len = q->diff.n;
+	e->committer_time = q->row.queued_at;
+	e->committer_tz = 0;
+}
+
+/* Build one branch: entries q[0..n) on base, reusing the last build. */
+static enum err
+build_branch(struct stager *s, const char *branch, const char *base,
+    struct qpatch *q, size_t n, struct gitstage_result *res, char tip[41])
+{
+	struct gitstage_entry *ents = xcalloc(n ? n : 1, sizeof(*ents));
+	struct gitstage_prev *prev = NULL;
+	struct store_build *old = NULL, *now = NULL;
+	size_t nold = 0, i;
+	enum err e =
+	    store_stage_prev(s->st, s->a, s->project_id, branch, &old, &nold);
+
+	if (e == ERR_OK) {
+		prev = xcalloc(nold ? nold : 1, sizeof(*prev));
+		for (i = 0; i < nold; i++) {
+			prev[i].key = old[i].key;
+			prev[i].commit = old[i].commit;
+			prev[i].how = (enum gitapply_how)old[i].how;
+			prev[i].offset = old[i].offset;
+		}
+		for (i = 0; i < n; i++)
+			entry_of(&q[i], &ents[i]);
+		e = gitstage_build(s->repo, base, ents, n, prev, nold,
+		    "patchyard", s->conf->bot_address, res, tip);
+	}
+	if (e == ERR_OK) {
+		now = xcalloc(n ? n : 1, sizeof(*now));
+		for (i = 0; i < n; i++) {
+			now[i].patch_id = q[i].row.id;
+			now[i].key = q[i].key;
+			now[i].commit = res[i].commit;
+			now[i].how = (int)res[i].how;
+			now[i].offset = res[i].offset;
+		}
+		e = store_stage_save(s->st, s->project_id, branch, now, n);
+	}
+	free(now);
+	free(prev);
+	free(ents);
+	return e;
+}
+
+/* What a build made of a patch: conflicts are reported once, and its
+ * held acknowledgments go or give way to the conflict mail. */
+static enum err
+judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
+    bool pushed)
+{
+	bool left_out =
+	    r->how == GITAPPLY_CONFLICT || r->how == GITAPPLY_REFUSED;
+	int64_t ev;
+	enum err e = ERR_OK;
+
+	if (!left_out) {
+		if (q->row.conflict) {
+			q->row.conflict = false;
+			e = store_patch_update(s->st, &q->row);
+			if (e == ERR_OK)
+				e = event(s, "resolved", q, NULL, NULL);
+		}
+		if (e == ERR_OK && pushed)
+			e = store_outbox_release(s->st, q->row.id, NULL);
+		return e;
+	}
+	if (q->row.conflict)
+		return ERR_OK; /* reported when it began */
+	q->row.conflict = true;
+	e = store_outbox_cancel(s->st, q->row.id);
+	if (e == ERR_OK && s->conf->stage_on_conflict == CONF_CONFLICT_DROP) {
+		struct notify_kv kv[] = { { "reason", "conflict" },
+			{ "queue", q->row.queue }, { NULL, NULL } };
+
+		q->row.state = "dropped";
+		q->row.reason = "conflict";
+		q->row.queue = NULL;
+		q->row.queue_pos = 0;
+		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
+			e = event(s, "dropped", q, r->reason, &ev);
+		if (e == ERR_OK)
+			e = notify_patch(
+			    s->nt, "dropped", q->row.id, ev, NULL, kv, false);
+	} else if (e == ERR_OK) {
+		struct notify_kv kv[] = { { "base", s->base },
+			{ "details", r->reason }, { NULL, NULL } };
+
+		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
+			e = event(s, "conflict", q, r->reason, &ev);
+		if (e == ERR_OK)
+			e = notify_patch(
+			    s->nt, "conflict", q->row.id, ev, NULL, kv, false);
+	}
+	return e;
+}
+
+static enum err
+export_quilt(struct stager *s, struct qpatch *q, size_t n)
+{
+	struct gitquilt_patch *qp = xcalloc(n ? n : 1, sizeof(*qp));
+	char tip[41];
+	bool changed;
+	size_t i;
+	enum err e;
+
+	for (i = 0; i < n; i++) {
+		qp[i].slug = q[i].row.slug;
+		qp[i].queue = q[i].row.queue;
+		qp[i].text = buf_cstr(&q[i].text);
+		qp[i].len = q[i].text.n;
+	}
+	e = gitquilt_export(s->repo, qp, n, "patchyard: the queue changed",
+	    "patchyard", s->conf->bot_address, s->now, 0, tip, &changed);
+	free(qp);
+	return e;
+}
+
+static enum err
+push(struct stager *s, bool *pushed)
+{
+	struct gitremote_push refs[3];
+	enum err e;
+
+	*pushed = s->p->push == NULL;
+	if (s->p->push == NULL)
+		return ERR_OK;
+	memset(refs, 0, sizeof(refs));
+	refs[0].ref = "refs/heads/stable";
+	refs[0].force = true;
+	refs[1].ref = "refs/heads/unstable";
+	refs[1].force = true;
+	refs[2].ref = GITQUILT_REF;
+	e = gitremote_push(s->repo, s->p->push, refs, 3);
+	if (e == ERR_OK) {
+		*pushed = true;
+		return ERR_OK;
+	}
+	/* The acknowledgments wait for the next push that works. */
+	log_warn("stage: %s: push to %s failed: %s", s->p->name, s->p->push,
+	    refs[0].reason[0]       ? refs[0].reason
+	        : refs[1].reason[0] ? refs[1].reason
+	                            : refs[2].reason);
+	return ERR_OK;
+}
+
+static enum err
+base_commit(struct stager *s)
+{
+	enum err e;
+	int n = snprintf(
+	    s->upref, sizeof(s->upref), "refs/upstream/%s", s->p->branch);
+
+	if (n < 0 || (size_t)n >= sizeof(s->upref))
+		return ERR_LIMIT;
+	e = gitrepo_ref(s->repo, s->upref, s->base);
+	if (e == ERR_NOTFOUND && s->p->upstream)
+		e = gitremote_fetch(
+		    s->repo, s->p->upstream, s->p->branch, s->base);
+	if (e == ERR_NOTFOUND)
+		log_err("stage: %s: no upstream to build on (set "
+		        "project.%s.upstream and run patchyard upstream)",
+		    s->p->name, s->p->name);
+	return e;
+}
+
+static enum err
+rebuild_project(struct stager *s)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i, nstable = 0;
+	struct qpatch *q = NULL;
+	struct gitstage_result *res = NULL;
+	char tip_s[41], tip_u[41];
+	bool pushed = false;
+	enum err e = base_commit(s);
+
+	if (e == ERR_OK)
+		e = store_stage_queue(s->st, s->project_id, &ids, &n);
+	if (e == ERR_OK) {
+		q = xcalloc(n ? n : 1, sizeof(*q));
+		res = xcalloc(n ? n : 1, sizeof(*res));
+	}
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		e = compose(s, ids[i], &q[i]);
+		if (e == ERR_OK && strcmp(q[i].row.queue, "stable") == 0)
+			nstable = i + 1;
+	}
+	if (e == ERR_OK)
+		e = build_branch(s, "stable", s->base, q, nstable, res, tip_s);
+	if (e == ERR_OK)
+		e = build_branch(s, "unstable", tip_s, q + nstable, n - nstable,
+		    res + nstable, tip_u);
+	if (e == ERR_OK)
+		e = gitrepo_set_ref(s->repo, "refs/heads/stable", tip_s, NULL,
+		    "patchyard: rebuild");
+	if (e == ERR_OK)
+		e = gitrepo_set_ref(s->repo, "refs/heads/unstable", tip_u, NULL,
+		    "patchyard: rebuild");
+	if (e == ERR_OK)
+		e = export_quilt(s, q, n);
+	if (e == ERR_OK)
+		e = push(s, &pushed);
+	for (i = 0; i < n && e == ERR_OK; i++)
+		e = judge(s, &q[i], &res[i], pushed);
+	if (e == ERR_OK)
+		log_info("stage: %s: %zu stable, %zu unstable patches on %.12s",
+		    s->p->name, nstable, n - nstable, s->base);
+	for (i = 0; q && i < n; i++) {
+		buf_free(&q[i].msg);
+		buf_free(&q[i].diff);
+		buf_free(&q[i].text);
+	}
+	free(q);
+	free(res);
+	free(ids);
+	return e;
+}
+
+static enum err
+with_project(struct store *st, const struct config *conf,
+    const struct conf_project *p, enum err (*fn)(struct stager *))
+{
+	struct stager s;
+	enum err e;
+
+	memset(&s, 0, sizeof(s));
+	s.st = st;
+	s.conf = conf;
+	s.p = p;
+	s.now = time_now();
+	s.a = arena_new();
+	s.nt = notify_new(st, conf);
+	e = gitrepo_open(p->staging, &s.repo);
+	if (e == ERR_OK)
+		e = store_begin(st);
+	if (e == ERR_OK) {
+		e = store_project_id(st, p->name, &s.project_id);
+		if (e == ERR_OK)
+			e = fn(&s);
+		if (e == ERR_OK)
+			e = store_commit(st);
+		else
+			store_rollback(st);
+	}
+	gitrepo_free(s.repo);
+	notify_free(s.nt);
+	arena_free(s.a);
+	return e;
+}
+
+enum err
+stage_rebuild(struct store *st, const struct config *conf)
+{
+	size_t i;
+	enum err e = ERR_OK, first = ERR_OK;
+
+	for (i = 0; i < conf->nprojects; i++) {
+		if (conf->projects[i].staging == NULL)
+			continue;
+		e = with_project(st, conf, &conf->projects[i], rebuild_project);
+		if (e != ERR_OK && first == ERR_OK)
+			first = e;
+	}
+	return first;
+}
+
+/* ---- upstream ---- */
+
+static enum err
+merge_patch(struct stager *s, int64_t patch_id, const char *how,
+    const struct gitscan_commit *c)
+{
+	struct qpatch q;
+	struct notify_kv kv[5];
+	int64_t ev;
+	enum err e;
+
+	memset(&q, 0, sizeof(q));
+	if ((e = store_patch_get(s->st, s->a, patch_id, &q.row)) != ERR_OK)
+		return e;
+	if (strcmp(q.row.state, "merged") == 0)
+		return ERR_OK;
+	{
+		struct store_series ser;
+
+		if ((e = store_series_get(s->st, s->a, q.row.series_id, &ser)))
+			return e;
+		q.contribution = ser.contribution_id;
+	}
+	q.row.state = "merged";
+	q.row.reason = how;
+	q.row.queue = NULL;
+	q.row.queue_pos = 0;
+	q.row.conflict = false;
+	if ((e = store_patch_update(s->st, &q.row)) != ERR_OK)
+		return e;
+	/* Its stage acknowledgment would come too late to matter. */
+	if ((e = store_outbox_cancel(s->st, q.row.id)) != ERR_OK)
+		return e;
+	if ((e = event(s, "merged", &q, c->commit, &ev)) != ERR_OK)
+		return e;
+	kv[0] = (struct notify_kv){ "how", how };
+	kv[1] = (struct notify_kv){ "commit", c->commit };
+	kv[2] = (struct notify_kv){ "commit_title", c->subject };
+	kv[3] = (struct notify_kv){ "upstream", s->p->upstream };
+	kv[4] = (struct notify_kv){ NULL, NULL };
+	return notify_patch(s->nt, "merged", q.row.id, ev, NULL, kv, false);
+}
+
+static enum err
+merge_ids(struct stager *s, int64_t *ids, size_t n, const char *how,
+    const struct gitscan_commit *c, bool *any)
+{
+	size_t i;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		e = merge_patch(s, ids[i], how, c);
+		*any = true;
+	}
+	free(ids);
+	return e;
+}
+
+static enum err
+match_commit(struct stager *s, const struct gitscan_commit *c)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	bool any = false;
+	enum err e = ERR_OK;
+
+	if (c->patch_id[0] &&
+	    (e = store_stage_by_patchid(
+	         s->st, s->project_id, c->patch_id, &ids, &n)) == ERR_OK)
+		e = merge_ids(s, ids, n, "exact", c, &any);
+	for (i = 0; i < c->nmsgids && e == ERR_OK && !any; i++) {
+		struct store_msg m;
+
+		if (!msgid_valid(str_from(c->msgids[i])) ||
+		    store_msg_find(s->st, s->a, c->msgids[i], &m) != ERR_OK ||
+		    m.kind != MAIL_PATCH || m.patch_id == 0)
+			continue;
+		ids = xmalloc(sizeof(*ids));
+		ids[0] = m.patch_id;
+		e = merge_ids(s, ids, 1, "link", c, &any);
+	}
+	if (e == ERR_OK && !any && c->author_email && c->subject &&
+	    (e = store_stage_by_author(s->st, s->project_id, c->author_email,
+	         subject_norm(s->a, c->subject), &ids, &n)) == ERR_OK)
+		e = merge_ids(s, ids, n, "changed", c, &any);
+	return e;
+}
+
+static enum err
+upstream_project(struct stager *s)
+{
+	struct gitscan *scan = NULL;
+	char tip[41], key[300], *old = NULL;
+	size_t i;
+	int k;
+	enum err e;
+
+	k = snprintf(key, sizeof(key), "upstream.%s", s->p->name);
+	if (k < 0 || (size_t)k >= sizeof(key))
+		return ERR_LIMIT;
+	e = gitremote_fetch(s->repo, s->p->upstream, s->p->branch, tip);
+	if (e == ERR_OK) {
+		e = store_meta_get(s->st, key, &old);
+		if (e == ERR_NOTFOUND)
+			e = ERR_OK; /* the first scan only records */
+	}
+	if (e == ERR_OK && old && strcmp(old, tip) != 0)
+		e = gitscan_range(s->repo, old, tip, &scan);
+	for (i = 0; scan && e == ERR_OK && i < gitscan_count(scan); i++)
+		e = match_commit(s, gitscan_at(scan, i));
+	if (e == ERR_OK)
+		e = store_meta_set(s->st, key, tip);
+	gitscan_free(scan);
+	free(old);
+	return e;
+}
+
+enum err
+stage_upstream(struct store *st, const struct config *conf)
+{
+	size_t i;
+	enum err e, first = ERR_OK;
+
+	for (i = 0; i < conf->nprojects; i++) {
+		const struct conf_project *p = &conf->projects[i];
+
+		if (p->staging == NULL || p->upstream == NULL)
+			continue;
+		e = with_project(st, conf, p, upstream_project);
+		if (e != ERR_OK && first == ERR_OK)
+			first = e;
+	}
+	return first;
+}

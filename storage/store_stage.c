@@ -1,0 +1,138 @@
+#include "storage/store_stage.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage/db.h"
+#include "util/xalloc.h"
+
+static enum err
+ids_of(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
+    const char *what)
+{
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = db_col_int(s, 0);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return db_fail(st, what, rc);
+	}
+	return ERR_OK;
+}
+
+enum err
+store_stage_queue(
+    struct store *st, int64_t project_id, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_QUEUE);
+
+	db_bind_int(s, ":project", project_id);
+	return ids_of(st, s, ids, n, "stage queue");
+}
+
+enum err
+store_stage_folded(struct store *st, int64_t patch_id, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_FOLDED);
+
+	db_bind_int(s, ":patch", patch_id);
+	return ids_of(st, s, ids, n, "folded fix-ups");
+}
+
+enum err
+store_stage_prev(struct store *st, struct arena *a, int64_t project_id,
+    const char *branch, struct store_build **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_PREV);
+	struct store_build *arr = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*n = 0;
+	db_bind_int(s, ":project", project_id);
+	db_bind_text(s, ":branch", branch);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct store_build *b;
+		const char *t;
+
+		if (*n == cap) {
+			struct store_build *bigger;
+
+			cap = cap ? cap * 2 : 16;
+			bigger = arena_alloc(a, cap * sizeof(*arr));
+			if (*n)
+				memcpy(bigger, arr, *n * sizeof(*arr));
+			arr = bigger;
+		}
+		b = &arr[(*n)++];
+		b->patch_id = db_col_int(s, 0);
+		b->key = arena_strdup(a, db_col_text(s, 1));
+		t = db_col_text(s, 2);
+		b->commit = t ? arena_strdup(a, t) : NULL;
+		b->how = (int)db_col_int(s, 3);
+		b->offset = (long)db_col_int(s, 4);
+	}
+	sqlite3_reset(s);
+	*out = arr;
+	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "stage prev", rc);
+}
+
+enum err
+store_stage_save(struct store *st, int64_t project_id, const char *branch,
+    const struct store_build *b, size_t n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_CLEAR);
+	size_t i;
+	enum err e;
+
+	db_bind_int(s, ":project", project_id);
+	db_bind_text(s, ":branch", branch);
+	if ((e = db_exec(st, s, "stage clear")) != ERR_OK)
+		return e;
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		s = db_stmt(st, SQL_STAGE_SAVE);
+		db_bind_int(s, ":project", project_id);
+		db_bind_text(s, ":branch", branch);
+		db_bind_int(s, ":pos", (int64_t)i);
+		db_bind_int(s, ":patch", b[i].patch_id);
+		db_bind_text(s, ":key", b[i].key);
+		db_bind_text(s, ":commit",
+		    b[i].commit && *b[i].commit ? b[i].commit : NULL);
+		db_bind_int(s, ":how", b[i].how);
+		db_bind_int(s, ":offset", b[i].offset);
+		e = db_exec(st, s, "stage save");
+	}
+	return e;
+}
+
+enum err
+store_stage_by_patchid(struct store *st, int64_t project_id,
+    const char *patch_id, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_BY_PATCHID);
+
+	db_bind_int(s, ":project", project_id);
+	db_bind_text(s, ":patch_id", patch_id);
+	return ids_of(st, s, ids, n, "patches by patch-id");
+}
+
+enum err
+store_stage_by_author(struct store *st, int64_t project_id, const char *email,
+    const char *norm_title, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_BY_AUTHOR);
+
+	db_bind_int(s, ":project", project_id);
+	db_bind_text(s, ":email", email);
+	db_bind_text(s, ":title", norm_title);
+	return ids_of(st, s, ids, n, "patches by author and title");
+}
