@@ -1,18 +1,12 @@
 /*
- * Applying a patch to a tree in memory, following git's own apply.c
- * (apply_one_fragment, find_pos, match_fragment, update_image) so that
- * the trees equal what `git am -3` makes:
- *
- *  - a hunk's preimage (context and '-' lines) must match the file
- *    exactly; it is tried first at the hunk's new-side line, then one
- *    line further, one line back, two further and so on, never over
- *    lines an earlier hunk produced;
- *  - a hunk starting at line 0 or 1 must match at the beginning, and a
- *    hunk without trailing context at the end;
- *  - context is never reduced (git apply's default: no fuzz);
- *  - when any file fails, every file goes through a three-way merge:
- *    the patch applied to the blob its "index" line names, merged with
- *    the current blob (git_merge_file, like git am's fall_back_threeway).
+ * Applying a patch to a tree in memory so that the trees equal what
+ * `git am -3` makes: each file section's hunks applied to its blob as
+ * git apply does (bot/githunk.c); when any file fails, every file goes
+ * through a three-way merge: the patch applied to the blob its "index"
+ * line names, merged with the current blob (git_merge_file), as git
+ * am's fall_back_threeway does.  New files, deletions, renames, copies,
+ * modes, symbolic links and binary patches (libgit2) are handled here,
+ * and so are the refusals of bad patches.
  */
 #include "bot/gitapply.h"
 
@@ -22,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/githunk.h"
 #include "bot/gitpriv.h"
 #include "parsers/diff.h"
 #include "parsers/limits.h"
@@ -30,326 +25,6 @@
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
-
-/* ---- text: hunks applied to one file's lines ---- */
-
-struct line {
-	size_t off, len; /* into the text, LF included when there is one */
-	bool patched; /* made by an earlier hunk: later ones keep off */
-};
-
-struct image {
-	struct buf text;
-	struct line *l;
-	size_t nr, cap;
-};
-
-/* How a file section's lines are taken: as written, or with the CR of
- * CRLF line ends removed or added to fit the file. */
-enum crmode {
-	CR_ASIS,
-	CR_STRIP,
-	CR_ADD
-};
-
-/* One hunk's preimage and postimage as images of their own. */
-struct hunkimg {
-	struct image pre, post;
-	unsigned long leading, trailing; /* context lines before and after
-	                                    the first and last change */
-};
-
-static void
-image_addline(struct image *im, const char *p, size_t n, bool patched)
-{
-	im->l = xgrow(im->l, &im->cap, im->nr + 1, sizeof(*im->l));
-	im->l[im->nr].off = im->text.n;
-	im->l[im->nr].len = n;
-	im->l[im->nr].patched = patched;
-	im->nr++;
-	if (buf_add(&im->text, p, n))
-		fatal("gitapply: image over its limit");
-}
-
-static void
-image_load(struct image *im, const char *p, size_t n)
-{
-	size_t i = 0, j;
-
-	buf_reset(&im->text);
-	im->nr = 0;
-	if (buf_reserve(&im->text, n))
-		fatal("gitapply: image over its limit");
-	while (i < n) {
-		const char *nl = memchr(p + i, '\n', n - i);
-		j = nl ? (size_t)(nl - p) + 1 : n;
-		image_addline(im, p + i, j - i, false);
-		i = j;
-	}
-}
-
-static void
-image_free(struct image *im)
-{
-	buf_free(&im->text);
-	free(im->l);
-	im->l = NULL;
-	im->nr = im->cap = 0;
-}
-
-/* Add one hunk line's text to an image, CR adjusted as cr says. */
-static void
-hunk_addline(struct image *im, const char *p, size_t n, enum crmode cr)
-{
-	char tmp[2] = { '\r', '\n' };
-
-	if (cr == CR_STRIP && n >= 2 && p[n - 1] == '\n' && p[n - 2] == '\r') {
-		image_addline(im, p, n - 2, false);
-		buf_addc(&im->text, '\n');
-		im->l[im->nr - 1].len++;
-		return;
-	}
-	if (cr == CR_ADD && n >= 1 && p[n - 1] == '\n' &&
-	    (n == 1 || p[n - 2] != '\r')) {
-		image_addline(im, p, n - 1, false);
-		buf_add(&im->text, tmp, 2);
-		im->l[im->nr - 1].len += 2;
-		return;
-	}
-	image_addline(im, p, n, false);
-}
-
-/*
- * Split a hunk body into its preimage and postimage, as git's
- * apply_one_fragment does: a line followed by "\ No newline at end of
- * file" loses its LF; an empty line is an empty context line (mailers
- * strip the blank of " \n").  False for a line git would not take.
- */
-static bool
-hunk_build(const struct diff_hunk *h, enum crmode cr, struct hunkimg *hi)
-{
-	const char *p = h->lines.p, *end = h->lines.p + h->lines.n;
-	bool changed = false;
-
-	hi->pre.nr = hi->post.nr = 0;
-	buf_reset(&hi->pre.text);
-	buf_reset(&hi->post.text);
-	hi->leading = hi->trailing = 0;
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		bool nonl = p + len < end && p[len] == '\\';
-		long plen = (long)len - 1 - (nonl ? 1 : 0);
-		bool context = false;
-
-		if (plen < 0 && p[0] != '\n')
-			plen = 0;
-		switch (p[0]) {
-		case '\n':
-			if (plen < 0)
-				break;
-			hunk_addline(&hi->pre, "\n", 1, cr);
-			hunk_addline(&hi->post, "\n", 1, cr);
-			context = true;
-			break;
-		case ' ':
-			hunk_addline(&hi->pre, p + 1, (size_t)plen, cr);
-			hunk_addline(&hi->post, p + 1, (size_t)plen, cr);
-			context = true;
-			break;
-		case '-':
-			hunk_addline(&hi->pre, p + 1, (size_t)plen, cr);
-			changed = true;
-			hi->trailing = 0;
-			break;
-		case '+':
-			hunk_addline(&hi->post, p + 1, (size_t)plen, cr);
-			changed = true;
-			hi->trailing = 0;
-			break;
-		case '\\':
-			break;
-		default:
-			return false;
-		}
-		if (context) {
-			if (!changed)
-				hi->leading++;
-			hi->trailing++;
-		}
-		p += len;
-	}
-	return true;
-}
-
-static bool
-match_at(const struct image *im, const struct hunkimg *hi, size_t lno,
-    bool mbegin, bool mend)
-{
-	size_t i;
-
-	if (hi->pre.nr + lno > im->nr)
-		return false;
-	if (mend && hi->pre.nr + lno != im->nr)
-		return false;
-	if (mbegin && lno != 0)
-		return false;
-	for (i = 0; i < hi->pre.nr; i++) {
-		const struct line *a = &im->l[lno + i], *b = &hi->pre.l[i];
-		if (a->patched || a->len != b->len ||
-		    memcmp(im->text.p + a->off, hi->pre.text.p + b->off,
-		        a->len) != 0)
-			return false;
-	}
-	return true;
-}
-
-/* git's find_pos: the stated line, then +1, -1, +2, -2 ...; -1 when the
- * preimage is nowhere. */
-static long
-find_pos(const struct image *im, const struct hunkimg *hi, long line,
-    bool mbegin, bool mend)
-{
-	size_t back, fwd, cur;
-	unsigned long i;
-
-	if (mbegin)
-		line = 0;
-	else if (mend)
-		line = (long)im->nr - (long)hi->pre.nr;
-	if (line < 0 || (size_t)line > im->nr)
-		line = (long)im->nr;
-	back = fwd = cur = (size_t)line;
-	for (i = 0;; i++) {
-		if (match_at(im, hi, cur, mbegin, mend))
-			return (long)cur;
-	again:
-		if (back == 0 && fwd == im->nr)
-			break;
-		if (i & 1) {
-			if (back == 0) {
-				i++;
-				goto again;
-			}
-			cur = --back;
-		} else {
-			if (fwd == im->nr) {
-				i++;
-				goto again;
-			}
-			cur = ++fwd;
-		}
-	}
-	return -1;
-}
-
-/* Replace the preimage's lines at lno by the postimage's, marked. */
-static void
-image_update(struct image *im, size_t lno, const struct hunkimg *hi)
-{
-	struct image out = { BUF_INIT, NULL, 0, 0 };
-	size_t i;
-
-	buf_init(&out.text, 0);
-	for (i = 0; i < lno; i++)
-		image_addline(&out, im->text.p + im->l[i].off, im->l[i].len,
-		    im->l[i].patched);
-	for (i = 0; i < hi->post.nr; i++)
-		image_addline(&out, hi->post.text.p + hi->post.l[i].off,
-		    hi->post.l[i].len, true);
-	for (i = lno + hi->pre.nr; i < im->nr; i++)
-		image_addline(&out, im->text.p + im->l[i].off, im->l[i].len,
-		    im->l[i].patched);
-	image_free(im);
-	*im = out;
-}
-
-/*
- * Apply the hunks of f to im in order.  On failure *failed is the index
- * of the hunk that found no place.  *offset gets the relocation of
- * largest size.
- */
-static bool
-apply_hunks(const struct diff_file *f, struct image *im, enum crmode cr,
-    long *offset, size_t *failed)
-{
-	struct hunkimg hi;
-	size_t k;
-	bool ok = true;
-
-	memset(&hi, 0, sizeof(hi));
-	*offset = 0;
-	for (k = 0; k < f->nhunks && ok; k++) {
-		const struct diff_hunk *h = &f->hunks[k];
-		bool mbegin = h->old_start <= 1;
-		long pos = h->new_start ? (long)h->new_start - 1 : 0, at;
-
-		if (!hunk_build(h, cr, &hi)) {
-			ok = false;
-			break;
-		}
-		at = find_pos(im, &hi, pos, mbegin, hi.trailing == 0);
-		if (at < 0) {
-			ok = false;
-			break;
-		}
-		if (labs(at - pos) > labs(*offset))
-			*offset = at - pos;
-		image_update(im, (size_t)at, &hi);
-	}
-	if (!ok)
-		*failed = k;
-	image_free(&hi.pre);
-	image_free(&hi.post);
-	return ok;
-}
-
-static bool
-hunks_have_cr(const struct diff_file *f)
-{
-	size_t k;
-
-	for (k = 0; k < f->nhunks; k++)
-		if (memchr(f->hunks[k].lines.p, '\r', f->hunks[k].lines.n))
-			return true;
-	return false;
-}
-
-/*
- * Apply f's hunks to pre[0..n) into out.  The lines as written first;
- * when that fails, CRs stripped (a CRLF mail against an LF file) or
- * added (a CRLF file whose patch lost its CRs in transit).
- */
-static bool
-apply_text(const struct diff_file *f, const char *pre, size_t n,
-    struct buf *out, long *offset, size_t *failed)
-{
-	struct image im = { BUF_INIT, NULL, 0, 0 };
-	bool patch_cr = hunks_have_cr(f), file_cr = memchr(pre, '\r', n);
-	enum crmode tries[3] = { CR_ASIS, CR_ASIS, CR_ASIS };
-	size_t ntries = 1, t, first_failed = 0;
-	bool ok = false;
-
-	if (patch_cr && !file_cr)
-		tries[ntries++] = CR_STRIP;
-	else if (!patch_cr && file_cr)
-		tries[ntries++] = CR_ADD;
-	for (t = 0; t < ntries && !ok; t++) {
-		image_load(&im, pre, n);
-		ok = apply_hunks(f, &im, tries[t], offset, failed);
-		if (t == 0 && !ok)
-			first_failed = *failed;
-	}
-	if (ok) {
-		buf_reset(out);
-		if (buf_addstr(out, buf_str(&im.text)))
-			ok = false;
-	} else {
-		*failed = first_failed;
-	}
-	image_free(&im);
-	return ok;
-}
 
 /* ---- trees: what the patch does to each path ---- */
 
@@ -571,9 +246,7 @@ blob_read(struct ctx *c, const git_oid *oid, git_blob **out)
 static enum err
 blob_write(struct ctx *c, const char *p, size_t n, git_oid *out)
 {
-	if (git_blob_create_from_buffer(out, c->r->repo, p, n) < 0)
-		return gitpriv_fail(c->r->path, "cannot write blob");
-	return ERR_OK;
+	return gitpriv_blob(c->r, p, n, out);
 }
 
 /* The "@@ -a,b +c,d @@" part of a hunk header, for reasons. */
@@ -632,7 +305,7 @@ apply_blob(struct ctx *c, const struct diff_file *f, const git_oid *pre,
 		p = git_blob_rawcontent(b);
 		n = (size_t)git_blob_rawsize(b);
 	}
-	if (!apply_text(f, p, n, &c->out, offset, &failed)) {
+	if (!githunk_apply(f, p, n, &c->out, offset, &failed)) {
 		const struct diff_hunk *h = &f->hunks[failed];
 		e = say(c, GITAPPLY_CONFLICT, path,
 		    "hunk #%zu (%.*s) does not apply", failed + 1,
@@ -1284,12 +957,52 @@ gitapply_how_str(enum gitapply_how how)
 	return "unknown";
 }
 
+/*
+ * Whether the patch went through a mailer that turned every LF into
+ * CRLF: its first header line ends in CRLF.  (A patch for a CRLF file
+ * has CRs in its content lines only.)
+ */
+static bool
+crlf_mail(const char *t, size_t n)
+{
+	const char *p = t, *end = t + n, *nl;
+	size_t len;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			return false;
+		len = (size_t)(nl - p);
+		if (len >= 4 &&
+		    (memcmp(p, "--- ", 4) == 0 || memcmp(p, "diff", 4) == 0))
+			return p[len - 1] == '\r';
+	}
+	return false;
+}
+
 /* Parse failures and limits make a patch refused, not an error. */
 enum err
 gitapply_parse(struct arena *a, const char *text, size_t n, struct diff **d,
     struct gitapply_result *res)
 {
-	enum err e = diff_parse(a, text, n, d);
+	enum err e;
+
+	/* Undo the mailer's CRLF, as git mailsplit does: one CR before
+	 * each LF.  A CRLF file's lines lose theirs too; applying puts
+	 * them back when the file has them (CR_ADD). */
+	if (crlf_mail(text, n)) {
+		char *c = arena_alloc(a, n + 1);
+		size_t i, o = 0;
+
+		for (i = 0; i < n; i++)
+			if (!(text[i] == '\r' && i + 1 < n &&
+			        text[i + 1] == '\n'))
+				c[o++] = text[i];
+		c[o] = '\0';
+		text = c;
+		n = o;
+	}
+	e = diff_parse(a, text, n, d);
 
 	if (e == ERR_OK)
 		return ERR_OK;

@@ -44,11 +44,13 @@ const char *gitapply_how_str(enum gitapply_how how);
 
 /*
  * Apply the diff in diff[0..n) (LF line ends; a commit message before
- * the first file section is skipped) to the tree tree_hex.  On
- * EXACT/OFFSET/THREEWAY/EMPTY the new tree's id is in tree_out (its
- * objects held in memory until a build persists them).  Returns ERR_OK
- * when applied (EMPTY included), ERR_CONFLICT or ERR_PERM (refused) with
- * res->reason set, ERR_GIT or ERR_NOTFOUND when the repository fails.
+ * the first file section is skipped) to the tree tree_hex: a dry run.
+ * On EXACT/OFFSET/THREEWAY/EMPTY the new tree's id is in tree_out; its
+ * objects stay in memory only (the next build or export drops them).
+ * A patch mailed with CRLF line ends is taken as git mailsplit would
+ * take it.  Returns ERR_OK when applied (EMPTY included), ERR_CONFLICT
+ * or ERR_PERM (refused) with res->reason set, ERR_GIT or ERR_NOTFOUND
+ * when the repository fails.
  */
 enum err gitapply_tree(struct gitrepo *r, const char *tree_hex,
     const char *diff, size_t n, char tree_out[41], struct gitapply_result *res);

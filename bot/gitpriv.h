@@ -65,6 +65,19 @@ bool gitpriv_exists(struct gitrepo *r, const git_oid *oid);
  */
 enum err gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n);
 
+/*
+ * Write the objects oids[0..n) (all readable through the odb) to disk as
+ * one packfile without deltas or compression (bot/gitpack.c).
+ */
+enum err gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n);
+
+/*
+ * Store a blob in the in-memory store; its id in out.  Hashed with
+ * nettle's SHA-1 (parsers/patchid.h): libgit2's collision-detecting one
+ * is several times slower, and blobs are most of what a build hashes.
+ */
+enum err gitpriv_blob(struct gitrepo *r, const void *p, size_t n, git_oid *out);
+
 /* Drop the in-memory store without writing it (after a failed build). */
 void gitpriv_discard(struct gitrepo *r);
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bot/gitpriv.h"
+#include "parsers/patchid.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -206,6 +207,24 @@ bool
 gitpriv_exists(struct gitrepo *r, const git_oid *oid)
 {
 	return r->mempack->exists(r->mempack, oid) || gitpriv_on_disk(r, oid);
+}
+
+enum err
+gitpriv_blob(struct gitrepo *r, const void *p, size_t n, git_oid *out)
+{
+	struct patchid_sha1_ctx c;
+	char hdr[32];
+	int k = snprintf(hdr, sizeof(hdr), "blob %zu", n);
+
+	if (k < 0 || (size_t)k >= sizeof(hdr))
+		return ERR_INVAL;
+	patchid_sha1_init(&c);
+	patchid_sha1_update(&c, hdr, (size_t)k + 1); /* with its NUL */
+	patchid_sha1_update(&c, p, n);
+	patchid_sha1_final(&c, out->id);
+	if (r->mempack->write(r->mempack, out, p, n, GIT_OBJECT_BLOB) < 0)
+		return gitpriv_fail(r->path, "cannot store blob");
+	return ERR_OK;
 }
 
 void
@@ -529,6 +548,10 @@ parent_tree(git_commit *co, git_oid *id)
 	return true;
 }
 
+/* Up to this many new objects are written loose; more go into a pack:
+ * a file per object costs more than the build that made them. */
+#define PACK_FROM 64
+
 enum err
 gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
 {
@@ -540,7 +563,8 @@ gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
 
 	e = new_commits(r, tips, n, &list, &nl, &seen);
 	/* Oldest first (for the linear chains builds make), each after its
-	 * tree: whatever is interrupted leaves only unreferenced objects. */
+	 * tree: loose objects written so, if interrupted, leave only
+	 * unreferenced objects; a pack appears whole or not at all. */
 	for (i = nl; i-- > 0 && e == ERR_OK;) {
 		git_commit *co = NULL;
 
@@ -554,7 +578,9 @@ gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
 		git_commit_free(co);
 		oidlist_add(&out, &list[i]);
 	}
-	for (i = 0; e == ERR_OK && i < out.n; i++)
+	if (e == ERR_OK && out.n >= PACK_FROM)
+		e = gitpack_write(r, out.v, out.n);
+	for (i = 0; e == ERR_OK && out.n < PACK_FROM && i < out.n; i++)
 		e = write_loose(r, &out.v[i]);
 	free(out.v);
 	free(list);

@@ -12,6 +12,10 @@
 #include <string.h>
 
 #include "bot/gitpriv.h"
+#include "bot/gitsim.h"
+#include "parsers/msgid.h"
+#include "parsers/patchid.h"
+#include "parsers/subject.h"
 #include "util/arena.h"
 #include "util/ascii.h"
 #include "util/buf.h"
@@ -132,7 +136,8 @@ collect_msgids(struct gitscan *s, struct gitscan_commit *c, const char *msg)
 			id = gitscan_link_msgid(s->a, ta.trailers[i].value);
 		else if (ascii_stricmp(ta.trailers[i].key, "Message-ID") == 0)
 			id = trailer_msgid(s->a, ta.trailers[i].value);
-		if (id == NULL)
+		/* Strict before it is looked up as a key (STYLE.md). */
+		if (id == NULL || !msgid_valid(str_from(id)))
 			continue;
 		v = xgrow(v, &cap, n + 1, sizeof(*v));
 		v[n++] = id;
@@ -341,6 +346,88 @@ add_patchid(git_repository *repo, git_tree *old, git_tree *new,
 	return rc;
 }
 
+/*
+ * One file's patch text, with git's similarity index for a rename with
+ * changes (libgit2 prints its own); false when git would not call it a
+ * rename at all.
+ */
+static bool
+file_text(git_repository *repo, git_patch *p, struct buf *out)
+{
+	const git_diff_delta *d = git_patch_get_delta(p);
+	git_blob *a = NULL, *b = NULL;
+	git_buf pb = GIT_BUF_INIT;
+	const char *at, *end;
+	bool ok = git_patch_to_buf(&pb, p) == 0;
+	int pct = 100;
+
+	if (ok && d->status == GIT_DELTA_RENAMED && d->similarity < 100) {
+		ok = git_blob_lookup(&a, repo, &d->old_file.id) == 0 &&
+		    git_blob_lookup(&b, repo, &d->new_file.id) == 0;
+		if (ok)
+			pct = gitsim_percent(git_blob_rawcontent(a),
+			    (size_t)git_blob_rawsize(a), git_blob_rawcontent(b),
+			    (size_t)git_blob_rawsize(b));
+		ok = ok && pct >= 50;
+	}
+	at = ok ? strstr(pb.ptr, "\nsimilarity index ") : NULL;
+	if (ok && at && pct < 100) {
+		at++;
+		end = strchr(at, '\n');
+		ok = end &&
+		    buf_add(out, pb.ptr, (size_t)(at - pb.ptr)) == ERR_OK &&
+		    buf_addf(out, "similarity index %d%%", pct) == ERR_OK &&
+		    buf_adds(out, end) == ERR_OK;
+	} else if (ok) {
+		ok = buf_add(out, pb.ptr, pb.size) == ERR_OK;
+	}
+	git_error_clear();
+	git_blob_free(a);
+	git_blob_free(b);
+	git_buf_dispose(&pb);
+	return ok;
+}
+
+/*
+ * The patch-id of a diff holding renames with changes: its text as git
+ * prints it, hashed by parsers/patchid.c.  "" when that text cannot be
+ * made.
+ */
+static int
+text_patchid(git_repository *repo, git_tree *old, git_tree *new, char hex[41])
+{
+	git_diff_options dopt;
+	git_diff_find_options fopt;
+	git_diff *diff = NULL;
+	git_patch *p;
+	struct buf text = BUF_INIT;
+	size_t i, n = 0;
+	bool ok = true;
+	int rc;
+
+	hex[0] = '\0';
+	git_diff_options_init(&dopt, GIT_DIFF_OPTIONS_VERSION);
+	dopt.flags |= GIT_DIFF_INDENT_HEURISTIC;
+	git_diff_find_options_init(&fopt, GIT_DIFF_FIND_OPTIONS_VERSION);
+	fopt.flags = GIT_DIFF_FIND_RENAMES;
+	rc = git_diff_tree_to_tree(&diff, repo, old, new, &dopt);
+	if (rc == 0)
+		rc = git_diff_find_similar(diff, &fopt);
+	if (rc == 0)
+		n = git_diff_num_deltas(diff);
+	for (i = 0; rc == 0 && ok && i < n; i++) {
+		if ((rc = git_patch_from_diff(&p, diff, i)) < 0)
+			break;
+		ok = file_text(repo, p, &text);
+		git_patch_free(p);
+	}
+	if (rc == 0 && ok && !patchid_stable(buf_cstr(&text), text.n, hex))
+		hex[0] = '\0';
+	git_diff_free(diff);
+	buf_free(&text);
+	return rc;
+}
+
 /* The patch-id of co against its first parent, "" when git's and ours
  * could differ or there is none. */
 static enum err
@@ -386,11 +473,19 @@ commit_patchid(git_repository *repo, git_commit *co, char hex[41])
 		if (rc == 0)
 			rc = add_patchid(repo, old, new, "", &is);
 	}
-	/* git prints a rename's "similarity index" (which its patch-id
-	 * hashes) from its own measure, libgit2 from another: for renames
-	 * with changes the ids differ, so we give none. */
 	if (rc == 0 && is.nfiles > 0 && !is.binary && !is.inexact)
 		git_oid_tostr(hex, 41, &is.sum);
+	/* git prints a rename's "similarity index" (which its patch-id
+	 * hashes) from its own measure, libgit2 from another: such commits
+	 * are hashed from their text with git's number put in. */
+	if (rc == 0 && !is.binary && is.inexact) {
+		if (old == NULL && parent)
+			rc = git_commit_tree(&old, parent);
+		if (rc == 0 && new == NULL)
+			rc = git_commit_tree(&new, co);
+		if (rc == 0)
+			rc = text_patchid(repo, old, new, hex);
+	}
 	git_tree_free(old);
 	git_tree_free(new);
 	folders_free(&fs);
@@ -405,6 +500,7 @@ scan_one(struct gitrepo *r, struct gitscan *s, const git_oid *id)
 {
 	struct gitscan_commit *c;
 	const git_signature *au;
+	struct subject sp;
 	const char *sum;
 	git_commit *co = NULL;
 
@@ -418,6 +514,8 @@ scan_one(struct gitrepo *r, struct gitscan *s, const git_oid *id)
 	c->author_email = arena_strdup(s->a, au && au->email ? au->email : "");
 	sum = git_commit_summary(co);
 	c->subject = arena_strdup(s->a, sum ? sum : "");
+	subject_parse(s->a, str_from(c->subject), &sp);
+	c->subject_norm = subject_norm(s->a, sp.title);
 	collect_msgids(s, c, git_commit_message(co));
 	git_commit_free(co);
 	return ERR_OK;

@@ -18,15 +18,18 @@ struct gitscan_commit {
 	char commit[41];
 	const char *author_email;
 	const char *subject; /* the first paragraph on one line, as git
-	                        log's %s; normalise with subject_norm() */
+	                        log's %s */
+	const char *subject_norm; /* its title (any [PATCH] tags dropped)
+	                             through subject_norm(), for matching */
 	/* The stable patch-id of the diff against the first parent (the
-	 * empty tree for a root commit); "" for merges, empty commits, and
-	 * commits with binary files or renames with changes, for which
-	 * git's and libgit2's patch-ids differ. */
+	 * empty tree for a root commit), as git show | git patch-id
+	 * --stable prints it; "" for merges, empty commits and commits with
+	 * binary files (git hashes abbreviated blob ids there, abbreviated
+	 * to a length that depends on the repository). */
 	char patch_id[41];
 	/* From "Link: <url>/<msgid>[/...]" (the last path segment holding
 	 * an '@', percent-decoded) and "Message-ID: <msgid>" trailers,
-	 * without angle brackets, not yet checked with msgid_valid(). */
+	 * without angle brackets; only those msgid_valid() accepts. */
 	const char **msgids;
 	size_t nmsgids;
 };

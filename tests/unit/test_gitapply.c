@@ -224,6 +224,45 @@ test_relocation(void **state)
 	free(want);
 }
 
+/*
+ * The same context twice, as far above the stated line as below: git
+ * tries forward first, and so must we; and a hunk may not land on lines
+ * an earlier hunk made.
+ */
+static void
+test_relocation_ties(void **state)
+{
+	struct gitapply_result res;
+	char *got, *want;
+	const char *patch = "--- a/tie\n+++ b/tie\n"
+	                    "@@ -50,3 +50,3 @@\n same a\n-same b\n+changed b\n"
+	                    " same c\n";
+
+	(void)state;
+	assert_int_equal(
+	    gt_sh("set -e; cd %s/work; git checkout -qb ties base; "
+	          "(seq 1 39; printf 'same a\\nsame b\\nsame c\\n'; "
+	          "seq 43 59; printf 'same a\\nsame b\\nsame c\\n'; "
+	          "seq 63 100) > tie; git add tie; git commit -qm tie; "
+	          "git checkout -q master",
+	        tmp),
+	    0);
+	sync_branch("ties");
+	got = apply("ties", patch, &res, ERR_OK);
+	want = am_tree("ties",
+	    "From: A <a@example.org>\nSubject: tie\n\n"
+	    "---\n"
+	    "--- a/tie\n+++ b/tie\n"
+	    "@@ -50,3 +50,3 @@\n same a\n-same b\n"
+	    "+changed b\n same c\n");
+	assert_non_null(want);
+	assert_string_equal(got, want);
+	assert_int_equal(res.how, GITAPPLY_OFFSET);
+	assert_int_equal(res.offset, 10);
+	free(got);
+	free(want);
+}
+
 static void
 test_threeway(void **state)
 {
@@ -344,6 +383,25 @@ test_plain_and_crlf(void **state)
 	assert_string_equal(got, want);
 	free(got);
 	free(want);
+
+	/* A git patch mailed with CRLF line ends throughout. */
+	text = patch_of("plain", &len);
+	{
+		char *c = malloc(2 * len + 1);
+		for (i = o = 0; i < len; i++) {
+			if (text[i] == '\n')
+				c[o++] = '\r';
+			c[o++] = text[i];
+		}
+		c[o] = '\0';
+		got = apply("base", c, &res, ERR_OK);
+		free(c);
+	}
+	want = tree_of("plain");
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	free(text);
 
 	/* A CRLF file whose patch lost its CRs on the way. */
 	text = patch_of("dos", &len);
@@ -475,6 +533,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_kinds),
 		cmocka_unit_test(test_relocation),
+		cmocka_unit_test(test_relocation_ties),
 		cmocka_unit_test(test_threeway),
 		cmocka_unit_test(test_conflict),
 		cmocka_unit_test(test_plain_and_crlf),

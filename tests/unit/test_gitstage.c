@@ -17,6 +17,7 @@
 #include "bot/gitstage.h"
 #include "tests/unit/gittest.h"
 #include "tests/unit/testutil.h"
+#include "util/buf.h"
 #include "util/log.h"
 
 #define NPATCH 6
@@ -25,6 +26,7 @@
 #define BOT_TIME 1700001000
 
 static const char *tmp;
+static char top[4096]; /* the repository's root: tests run from there */
 static struct gitrepo *stage;
 
 /* Entry i of the series and the strings it points to. */
@@ -104,6 +106,8 @@ setup(void **state)
 	size_t i;
 
 	(void)state;
+	if (getcwd(top, sizeof(top)) == NULL)
+		return -1;
 	tmp = gt_setup();
 	log_set_level(LOG_ERR);
 	if (gt_sh(setup_sh, tmp) != 0)
@@ -398,6 +402,174 @@ test_deterministic_and_errors(void **state)
 	free(b);
 }
 
+/*
+ * A queue whose build makes more objects than are worth writing one
+ * file each: they go to disk as one pack, which git must find sound
+ * (verify-pack checks every CRC and both checksums).  One file is larger
+ * than a stored deflate block, so its zlib stream has several.
+ */
+static void
+test_big_build_writes_a_pack(void **state)
+{
+	enum {
+		N = 40
+	};
+	struct gitstage_entry e[N];
+	struct gitstage_result res[N];
+	char *texts[N], *base, *want, *got, *packs0, *packs1;
+	char tip[41];
+	size_t len = 0;
+	int i;
+
+	(void)state;
+	assert_int_equal(
+	    gt_sh("set -e; cd %s/work; git checkout -qb many base; "
+	          "for i in $(seq 1 %d); do seq 1 $((i * 10)) > m$i; "
+	          "git add m$i; git commit -qm \"m$i\"; done; "
+	          "head -c 200000 /dev/zero | tr '\\0' 'x' | "
+	          "fold -w 99 > m1; git commit -qam big; "
+	          "git checkout -q master; rm -rf ../many; "
+	          "git format-patch -q -o ../many base..many",
+	        tmp, N - 1),
+	    0);
+	for (i = 0; i < N; i++) {
+		got = gt_out("ls %s/many/%04d-*", tmp, i + 1);
+		texts[i] = tu_read_file(got, &len);
+		free(got);
+		assert_non_null(texts[i]);
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].key = texts[i];
+		e[i].author_name = "A";
+		e[i].author_email = "a@example.org";
+		e[i].author_time = 1700000000;
+		e[i].message = "many\n";
+		e[i].diff = texts[i];
+		e[i].diff_len = len;
+		e[i].committer_time = BOT_TIME;
+	}
+	packs0 = gt_out("ls %s/stage.git/objects/pack/ | grep -c idx", tmp);
+	base = rev("base");
+	assert_int_equal(gitstage_build(stage, base, e, N, NULL, 0, BOT_NAME,
+	                     BOT_EMAIL, res, tip),
+	    ERR_OK);
+	for (i = 0; i < N; i++)
+		assert_int_equal(res[i].how, GITAPPLY_EXACT);
+	packs1 = gt_out("ls %s/stage.git/objects/pack/ | grep -c idx", tmp);
+	assert_int_equal(atoi(packs1), atoi(packs0) + 1);
+	got = gt_out("git -C %s/stage.git rev-parse '%s^{tree}'", tmp, tip);
+	want = gt_out("git -C %s/work rev-parse 'many^{tree}'", tmp);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	assert_int_equal(
+	    gt_sh("cd %s/stage.git/objects/pack && for i in *.idx; "
+	          "do git verify-pack $i || exit 1; done",
+	        tmp),
+	    0);
+	assert_int_equal(
+	    gt_sh("git -C %s/stage.git fsck --strict --no-progress "
+	          "--no-dangling %s",
+	        tmp, tip),
+	    0);
+	/* And what libgit2 reads back is what git reads. */
+	free(got);
+	got = gt_out("git -C %s/stage.git cat-file -p %s:m1 | wc -c", tmp, tip);
+	assert_string_equal(got, "202020");
+	for (i = 0; i < N; i++)
+		free(texts[i]);
+	free(base);
+	free(want);
+	free(got);
+	free(packs0);
+	free(packs1);
+}
+
+/*
+ * The fixture series of tests/fixtures/staging/: <case>.base is a git
+ * fast-export stream (tag "base", branches "topic" and "upstream"),
+ * <case>.mbox the series format-patch made of base..topic.  Built on
+ * upstream, the series must give the tree git am -3 gives, each patch
+ * applied as <case>.expected says.
+ */
+static void
+run_fixture(const char *name)
+{
+	struct gitstage_entry e[16];
+	struct gitstage_result res[16];
+	struct gitrepo *r = NULL;
+	char path[4400], url[300], tip[41], *texts[16], *want, *got, *up;
+	char *expected;
+	struct buf hows = BUF_INIT;
+	size_t len = 0, n, i;
+
+	assert_int_equal(gt_sh("set -e; cd %s; rm -rf fx fx.git fxmail; "
+	                       "git init -q fx; cd fx; git fast-import --quiet "
+	                       "< %s/tests/fixtures/staging/%s.base; "
+	                       "mkdir ../fxmail; git mailsplit -o../fxmail "
+	                       "%s/tests/fixtures/staging/%s.mbox >/dev/null",
+	                     tmp, top, name, top, name),
+	    0);
+	got = gt_out("ls %s/fxmail | wc -l", tmp);
+	n = (size_t)atoi(got);
+	free(got);
+	assert_true(n > 0 && n <= 16);
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/fxmail/%04zu", tmp, i + 1);
+		texts[i] = tu_read_file(path, &len);
+		assert_non_null(texts[i]);
+		memset(&e[i], 0, sizeof(e[i]));
+		e[i].key = texts[i];
+		e[i].author_name = "A Contributor";
+		e[i].author_email = "a@example.org";
+		e[i].author_time = 1700000000;
+		e[i].message = "fixture\n";
+		e[i].diff = texts[i];
+		e[i].diff_len = len;
+		e[i].committer_time = BOT_TIME;
+	}
+	snprintf(path, sizeof(path), "%s/fx.git", tmp);
+	snprintf(url, sizeof(url), "%s/fx", tmp);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_int_equal(gitremote_fetch(r, url, "upstream", tip), ERR_OK);
+	up = strdup(tip);
+	assert_int_equal(
+	    gitstage_build(r, up, e, n, NULL, 0, BOT_NAME, BOT_EMAIL, res, tip),
+	    ERR_OK);
+	for (i = 0; i < n; i++)
+		buf_addf(&hows, "%s %ld\n", gitapply_how_str(res[i].how),
+		    res[i].offset);
+	snprintf(path, sizeof(path), "%s/tests/fixtures/staging/%s.expected",
+	    top, name);
+	expected = tu_read_file(path, NULL);
+	assert_non_null(expected);
+	assert_string_equal(buf_cstr(&hows), expected);
+	/* The tree of git am -3 of the same mails on the same commit. */
+	assert_int_equal(gt_sh("cd %s/fx && git checkout -q %s && "
+	                       "git am -q -3 ../fxmail/* >/dev/null",
+	                     tmp, up),
+	    0);
+	want = gt_out("git -C %s/fx rev-parse 'HEAD^{tree}'", tmp);
+	got = gt_out("git -C %s/fx.git rev-parse '%s^{tree}'", tmp, tip);
+	assert_non_null(want);
+	assert_string_equal(got, want);
+	for (i = 0; i < n; i++)
+		free(texts[i]);
+	free(want);
+	free(got);
+	free(up);
+	free(expected);
+	buf_free(&hows);
+	gitrepo_free(r);
+}
+
+static void
+test_fixture_series(void **state)
+{
+	(void)state;
+	run_fixture("relocation");
+	run_fixture("threeway");
+	run_fixture("kinds");
+}
+
 int
 main(void)
 {
@@ -406,6 +578,8 @@ main(void)
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_conflict_in_the_middle),
 		cmocka_unit_test(test_deterministic_and_errors),
+		cmocka_unit_test(test_big_build_writes_a_pack),
+		cmocka_unit_test(test_fixture_series),
 	};
 
 	return cmocka_run_group_tests_name("gitstage", tests, setup, teardown);

@@ -1,0 +1,371 @@
+/*
+ * Writing a build's new objects to disk as one packfile with its index,
+ * in git's formats (Documentation/gitformat-pack.txt: pack version 2,
+ * index version 2), for gitpriv_persist().
+ *
+ * Why: a cold build makes over a thousand objects, and creating a file
+ * per loose object (plus its fan-out folder) is what the build would
+ * then spend most of its time on.  libgit2's packbuilder writes one file
+ * but searches for deltas and deflates at zlib's default level, which
+ * costs more than the build; its indexer hashes every object again with
+ * the collision-detecting SHA-1.  Here every object goes in whole, as a
+ * zlib stream of stored blocks (RFC 1950/1951, BTYPE 00: no compression
+ * work; `git gc` makes a small pack of it later), and the index is
+ * written from what we know already: each object's id, offset and the
+ * CRC-32 of its packed bytes.  The pack appears under its final name
+ * first, the index after it, as git does: readers look for indexes.
+ *
+ * CRC-32 is the IEEE 802.3 one (reflected polynomial 0xEDB88320), the
+ * one pack indexes use, computed by slicing-by-8 (Kounavis and Berry).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bot/gitpriv.h"
+#include "parsers/patchid.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+#define ADLER_MOD 65521u
+#define STORED_MAX 65535u
+
+/* ---- checksums ---- */
+
+static uint32_t crc_table[8][256];
+
+static void
+crc_init(void)
+{
+	uint32_t c;
+	int i, k;
+
+	if (crc_table[0][1])
+		return;
+	for (i = 0; i < 256; i++) {
+		c = (uint32_t)i;
+		for (k = 0; k < 8; k++)
+			c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+		crc_table[0][i] = c;
+	}
+	for (i = 0; i < 256; i++)
+		for (k = 1; k < 8; k++)
+			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
+			    crc_table[0][crc_table[k - 1][i] & 0xff];
+}
+
+static uint32_t
+crc32_update(uint32_t crc, const unsigned char *p, size_t n)
+{
+	crc = ~crc;
+	while (n >= 8) {
+		uint32_t a = crc ^
+		    ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
+		        (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+		crc = crc_table[7][a & 0xff] ^ crc_table[6][(a >> 8) & 0xff] ^
+		    crc_table[5][(a >> 16) & 0xff] ^ crc_table[4][a >> 24] ^
+		    crc_table[3][p[4]] ^ crc_table[2][p[5]] ^
+		    crc_table[1][p[6]] ^ crc_table[0][p[7]];
+		p += 8;
+		n -= 8;
+	}
+	while (n--)
+		crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	return ~crc;
+}
+
+static uint32_t
+adler32(const unsigned char *p, size_t n)
+{
+	uint32_t a = 1, b = 0;
+
+	while (n > 0) {
+		/* 5552 bytes is the most that cannot overflow 32 bits
+		 * before the modulo (zlib's NMAX). */
+		size_t k = n < 5552 ? n : 5552, i;
+		for (i = 0; i < k; i++) {
+			a += p[i];
+			b += a;
+		}
+		a %= ADLER_MOD;
+		b %= ADLER_MOD;
+		p += k;
+		n -= k;
+	}
+	return (b << 16) | a;
+}
+
+/* ---- output ---- */
+
+struct out {
+	int fd;
+	struct patchid_sha1_ctx sha;
+	uint32_t crc; /* of the current object's bytes */
+	uint64_t off;
+	unsigned char buf[1 << 16];
+	size_t n;
+	int err; /* errno of the first failed write */
+};
+
+static void
+out_flush(struct out *o)
+{
+	size_t done = 0;
+	ssize_t w;
+
+	while (done < o->n && o->err == 0) {
+		w = write(o->fd, o->buf + done, o->n - done);
+		if (w < 0 && errno != EINTR)
+			o->err = errno;
+		else if (w > 0)
+			done += (size_t)w;
+	}
+	o->n = 0;
+}
+
+static void
+out_put(struct out *o, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	patchid_sha1_update(&o->sha, p, n);
+	o->crc = crc32_update(o->crc, s, n);
+	o->off += n;
+	while (n > 0) {
+		size_t k = sizeof(o->buf) - o->n;
+		if (k > n)
+			k = n;
+		memcpy(o->buf + o->n, s, k);
+		o->n += k;
+		s += k;
+		n -= k;
+		if (o->n == sizeof(o->buf))
+			out_flush(o);
+	}
+}
+
+static void
+out_be32(struct out *o, uint32_t v)
+{
+	unsigned char b[4] = { (unsigned char)(v >> 24),
+		(unsigned char)(v >> 16), (unsigned char)(v >> 8),
+		(unsigned char)v };
+
+	out_put(o, b, 4);
+}
+
+/* One object: type and size, then its bytes as stored blocks. */
+static void
+out_object(struct out *o, git_object_t type, const unsigned char *p, size_t n)
+{
+	unsigned char h[16], blk[5];
+	size_t k = 0, left = n, sz = n;
+
+	h[k] = (unsigned char)(((unsigned)type << 4) | (sz & 15));
+	sz >>= 4;
+	while (sz) {
+		h[k++] |= 0x80;
+		h[k] = (unsigned char)(sz & 0x7f);
+		sz >>= 7;
+	}
+	out_put(o, h, k + 1);
+	out_put(o, "\x78\x01", 2);
+	do {
+		size_t len = left < STORED_MAX ? left : STORED_MAX;
+		blk[0] = len == left ? 1 : 0; /* BFINAL on the last block */
+		blk[1] = (unsigned char)len;
+		blk[2] = (unsigned char)(len >> 8);
+		blk[3] = (unsigned char)~len;
+		blk[4] = (unsigned char)(~len >> 8);
+		out_put(o, blk, 5);
+		out_put(o, p + (n - left), len);
+		left -= len;
+	} while (left > 0);
+	out_be32(o, adler32(p, n));
+}
+
+/* ---- the index ---- */
+
+struct ent {
+	git_oid id;
+	uint32_t crc;
+	uint64_t off;
+};
+
+static int
+ent_cmp(const void *a, const void *b)
+{
+	return git_oid_cmp(
+	    &((const struct ent *)a)->id, &((const struct ent *)b)->id);
+}
+
+static void
+write_index(struct out *o, struct ent *v, size_t n, const unsigned char *psha)
+{
+	unsigned char sum[20];
+	size_t i, k, nlarge = 0;
+
+	qsort(v, n, sizeof(*v), ent_cmp);
+	out_put(o, "\377tOc", 4);
+	out_be32(o, 2);
+	for (i = 0, k = 0; i < 256; i++) {
+		while (k < n && v[k].id.id[0] <= i)
+			k++;
+		out_be32(o, (uint32_t)k);
+	}
+	for (i = 0; i < n; i++)
+		out_put(o, v[i].id.id, 20);
+	for (i = 0; i < n; i++)
+		out_be32(o, v[i].crc);
+	for (i = 0; i < n; i++)
+		out_be32(o,
+		    v[i].off < 0x80000000u ? (uint32_t)v[i].off
+		                           : 0x80000000u | (uint32_t)nlarge++);
+	for (i = 0; i < n; i++) {
+		if (v[i].off < 0x80000000u)
+			continue;
+		out_be32(o, (uint32_t)(v[i].off >> 32));
+		out_be32(o, (uint32_t)v[i].off);
+	}
+	out_put(o, psha, 20);
+	patchid_sha1_final(&o->sha, sum);
+	out_put(o, sum, 20);
+}
+
+static int
+open_tmp(struct gitrepo *r, char *path, size_t n, const char *what)
+{
+	int k = snprintf(path, n, "%s/objects/pack/tmp_%s_XXXXXX",
+	    git_repository_path(r->repo), what);
+	int fd;
+
+	if (k < 0 || (size_t)k >= n)
+		return -1;
+	fd = mkstemp(path);
+	/* Packs are read-only, as git makes them. */
+	if (fd >= 0 && fchmod(fd, 0444) != 0) {
+		close(fd);
+		unlink(path);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Write the pack to fd; entries get offsets and CRCs. */
+static enum err
+write_pack(struct gitrepo *r, struct out *o, const git_oid *oids, size_t n,
+    struct ent *v, unsigned char sha[20])
+{
+	git_odb_object *obj;
+	size_t i;
+
+	out_put(o, "PACK", 4);
+	out_be32(o, 2);
+	out_be32(o, (uint32_t)n);
+	for (i = 0; i < n; i++) {
+		if (git_odb_read(&obj, r->odb, &oids[i]) < 0)
+			return gitpriv_fail(
+			    git_oid_tostr_s(&oids[i]), "object lost");
+		v[i].id = oids[i];
+		v[i].off = o->off;
+		o->crc = 0;
+		out_object(o, git_odb_object_type(obj),
+		    git_odb_object_data(obj), git_odb_object_size(obj));
+		v[i].crc = o->crc;
+		git_odb_object_free(obj);
+	}
+	patchid_sha1_final(&o->sha, sha);
+	out_put(o, sha, 20);
+	out_flush(o);
+	return ERR_OK;
+}
+
+/*
+ * Close both files and give them their names, pack first.  On failure
+ * the temporary files are removed.  The fds are closed either way.
+ */
+static enum err
+install(struct gitrepo *r, int pfd, const char *tp, int ifd, const char *ti,
+    const unsigned char sha[20])
+{
+	const char *dir = git_repository_path(r->repo);
+	char fp[4096], fi[4096], hex[41];
+	bool ok;
+	int k1, k2;
+
+	patchid_hex(sha, hex);
+	k1 = snprintf(fp, sizeof(fp), "%s/objects/pack/pack-%s.pack", dir, hex);
+	k2 = snprintf(fi, sizeof(fi), "%s/objects/pack/pack-%s.idx", dir, hex);
+	ok = close(pfd) == 0;
+	ok = close(ifd) == 0 && ok;
+	ok = ok && k1 > 0 && (size_t)k1 < sizeof(fp) && k2 > 0 &&
+	    (size_t)k2 < sizeof(fi);
+	if (ok && rename(tp, fp) == 0) {
+		if (rename(ti, fi) == 0)
+			return ERR_OK;
+		unlink(fp);
+	}
+	log_err("gitpack: %s: cannot install pack-%s: %s", r->path, hex,
+	    strerror(errno));
+	unlink(tp);
+	unlink(ti);
+	return ERR_IO;
+}
+
+enum err
+gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
+{
+	struct out *o = xcalloc(1, sizeof(*o));
+	struct ent *v = xcalloc(n + 1, sizeof(*v));
+	char tp[4096], ti[4096];
+	unsigned char sha[20];
+	int pfd, ifd = -1;
+	enum err e = ERR_OK;
+
+	crc_init();
+	if ((pfd = open_tmp(r, tp, sizeof(tp), "pack")) < 0) {
+		log_err("gitpack: %s: cannot create a pack: %s", r->path,
+		    strerror(errno));
+		e = ERR_IO;
+		goto out;
+	}
+	o->fd = pfd;
+	patchid_sha1_init(&o->sha);
+	e = write_pack(r, o, oids, n, v, sha);
+	if (e == ERR_OK && o->err == 0 &&
+	    (ifd = open_tmp(r, ti, sizeof(ti), "idx")) >= 0) {
+		memset(o, 0, sizeof(*o));
+		o->fd = ifd;
+		patchid_sha1_init(&o->sha);
+		write_index(o, v, n, sha);
+		out_flush(o);
+	}
+	if (e == ERR_OK && (o->err || ifd < 0)) {
+		log_err("gitpack: %s: cannot write a pack: %s", r->path,
+		    strerror(o->err ? o->err : errno));
+		e = ERR_IO;
+	}
+	if (e == ERR_OK) {
+		e = install(r, pfd, tp, ifd, ti, sha);
+		pfd = ifd = -1;
+	}
+	/* The pack backend learns of new packs only when refreshed. */
+	if (e == ERR_OK && git_odb_refresh(r->odb) < 0)
+		e = gitpriv_fail(r->path, "cannot see the new pack");
+out:
+	if (pfd >= 0) {
+		close(pfd);
+		unlink(tp);
+	}
+	if (ifd >= 0) {
+		close(ifd);
+		unlink(ti);
+	}
+	free(o);
+	free(v);
+	return e;
+}
