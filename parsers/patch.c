@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "parsers/charset.h"
+#include "parsers/diffname.h"
 #include "parsers/limits.h"
 #include "parsers/patchid.h"
 #include "util/ascii.h"
@@ -723,6 +724,79 @@ inbody_value(struct arena *a, struct str v)
 	return out;
 }
 
+/* "a/" or "b/" and a path, quoted as git quotes it, or /dev/null. */
+static enum err
+put_name(struct buf *b, const char *prefix, const char *path)
+{
+	struct buf full = BUF_INIT;
+	enum err e;
+
+	if (path == NULL)
+		return buf_adds(b, "/dev/null");
+	e = buf_addf(&full, "%s%s", prefix, path);
+	if (e == ERR_OK)
+		e = diffname_quote(b, buf_cstr(&full));
+	buf_free(&full);
+	return e;
+}
+
+/*
+ * A plain "diff -u" or quilt patch has no git patch-id: `git patch-id`
+ * skips everything up to a "diff " line.  DESIGN.md wants one for every
+ * patch, so such a patch is hashed as the same change in git form (the
+ * names as `git apply -p1` reads them, new files mode 100644): the id
+ * git gives once the change is committed and mailed by format-patch.
+ */
+static void
+git_form_patchid(struct patch *p)
+{
+	struct buf b = BUF_INIT;
+	size_t i, k;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < p->parsed->nfiles && e == ERR_OK; i++) {
+		const struct diff_file *f = &p->parsed->files[i];
+		const char *oldp = f->old_path, *newp = f->new_path;
+
+		if (f->git || f->binary)
+			goto out; /* git form already, or nothing to say */
+		e = buf_adds(&b, "diff --git ");
+		if (e == ERR_OK)
+			e = put_name(&b, "a/", oldp ? oldp : newp);
+		if (e == ERR_OK)
+			e = buf_addc(&b, ' ');
+		if (e == ERR_OK)
+			e = put_name(&b, "b/", newp ? newp : oldp);
+		if (e == ERR_OK && f->op == DIFF_ADD)
+			e = buf_addf(&b, "\nnew file mode %o",
+			    f->new_mode ? f->new_mode : 0100644);
+		if (e == ERR_OK && f->op == DIFF_DELETE)
+			e = buf_addf(&b, "\ndeleted file mode %o",
+			    f->old_mode ? f->old_mode : 0100644);
+		if (e == ERR_OK)
+			e = buf_adds(&b, "\n--- ");
+		if (e == ERR_OK)
+			e = put_name(&b, "a/", oldp);
+		if (e == ERR_OK)
+			e = buf_adds(&b, "\n+++ ");
+		if (e == ERR_OK)
+			e = put_name(&b, "b/", newp);
+		if (e == ERR_OK)
+			e = buf_addc(&b, '\n');
+		for (k = 0; k < f->nhunks && e == ERR_OK; k++) {
+			e = buf_addstr(&b, f->hunks[k].header);
+			if (e == ERR_OK)
+				e = buf_addc(&b, '\n');
+			if (e == ERR_OK)
+				e = buf_addstr(&b, f->hunks[k].lines);
+		}
+	}
+	if (e == ERR_OK)
+		patchid_stable(b.p, b.n, p->patch_id);
+out:
+	buf_free(&b);
+}
+
 /* Subject, author and date: in-body values win. */
 static void
 fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
@@ -775,6 +849,8 @@ patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
 	e = diff_parse(a, p->diff.p, p->diff.n, &p->parsed);
 	if (e == ERR_LIMIT)
 		goto out;
+	if (e == ERR_OK && p->patch_id[0] == '\0')
+		git_form_patchid(p);
 	if (e != ERR_OK && p->patch_id[0] == '\0') {
 		e = ERR_NOTFOUND;
 		goto out;
