@@ -15,6 +15,7 @@
 
 #include "bot/am.h"
 #include "bot/conf.h"
+#include "bot/gitrepo.h"
 #include "bot/import.h"
 #include "bot/ingest.h"
 #include "bot/outbox.h"
@@ -79,12 +80,25 @@ open_db(struct cli *c, enum store_mode mode)
 static int
 cmd_init(struct cli *c)
 {
+	size_t i;
+
 	if (c->argc != 1)
 		return usage();
 	if (load(c) != ERR_OK || open_db(c, STORE_CREATE) != ERR_OK)
 		return 1;
 	printf("patchyard: %s: database ready (schema %d)\n", c->conf.database,
 	    store_schema_version());
+	for (i = 0; i < c->conf.nprojects; i++) {
+		const struct conf_project *p = &c->conf.projects[i];
+		struct gitrepo *r;
+
+		if (p->staging == NULL)
+			continue;
+		if (gitrepo_open(p->staging, &r) != ERR_OK)
+			return 1;
+		gitrepo_free(r);
+		printf("patchyard: %s: staging repository ready\n", p->staging);
+	}
 	return 0;
 }
 

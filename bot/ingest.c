@@ -11,9 +11,12 @@
  */
 #include "bot/ingest.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/gitdiff.h"
+#include "bot/notify.h"
 #include "bot/workflow.h"
 #include "parsers/addr.h"
 #include "parsers/slug.h"
@@ -39,6 +42,7 @@ struct ingest {
 	int64_t now;
 	int depth; /* nesting of pending resolution */
 	struct workflow *wf; /* made when the first command arrives */
+	struct notify *nt; /* made when the first mail is to go */
 };
 
 static enum err place_waiting(struct ingest *in, const char *msgid);
@@ -60,6 +64,7 @@ ingest_free(struct ingest *in)
 	if (in == NULL)
 		return;
 	workflow_free(in->wf);
+	notify_free(in->nt);
 	arena_free(in->a);
 	free(in);
 }
@@ -385,6 +390,70 @@ find_predecessor(struct ingest *in, const struct store_patch *p,
 	return e;
 }
 
+/* The diff between the two versions of a patch, for the "updated" mail. */
+static const char *
+interdiff(struct ingest *in, int64_t old_msg, int64_t new_msg)
+{
+	struct arena *a = arena_new();
+	struct mail_opts o;
+	struct mail om, nm;
+	struct buf out = BUF_INIT;
+	const char *raw, *r = NULL;
+	size_t n;
+
+	ingest_mail_opts(in, &o);
+	if (store_msg_raw(in->st, a, old_msg, &raw, &n) == ERR_OK)
+		mail_parse(a, raw, n, &o, &om);
+	else
+		om.patch = NULL;
+	if (store_msg_raw(in->st, a, new_msg, &raw, &n) == ERR_OK)
+		mail_parse(a, raw, n, &o, &nm);
+	else
+		nm.patch = NULL;
+	if (om.patch && nm.patch &&
+	    gitdiff_text(om.patch->diff.p, om.patch->diff.n, "old version",
+	        nm.patch->diff.p, nm.patch->diff.n, "new version",
+	        &out) == ERR_OK)
+		r = arena_strdup(in->a, buf_cstr(&out));
+	buf_free(&out);
+	arena_free(a);
+	return r;
+}
+
+/* A staged patch replaced in place: the "updated" event and its mail,
+ * which waits for the tree that has the new version. */
+static enum err
+updated(struct ingest *in, const struct store_patch *p,
+    const struct store_patch *o, const struct store_series *s)
+{
+	const struct conf_project *pr = NULL;
+	struct store_series os;
+	struct notify_kv kv[3];
+	char ver[16];
+	int64_t ev;
+	enum err e = event(in, "updated", s->contribution_id, s->id, p->id,
+	    p->message_id, o->slug);
+
+	if (e != ERR_OK || in->conf == NULL)
+		return e;
+	e = store_series_get(in->st, in->a, o->series_id, &os);
+	if (e != ERR_OK)
+		return e;
+	if (snprintf(ver, sizeof(ver), "%d", os.version) >= (int)sizeof(ver))
+		return ERR_INTERNAL;
+	kv[0] = (struct notify_kv){ "old_version", ver };
+	kv[1] = (struct notify_kv){ "interdiff",
+		interdiff(in, o->message_id, p->message_id) };
+	kv[2] = (struct notify_kv){ NULL, NULL };
+	ev = 0;
+	if (in->nt == NULL)
+		in->nt = notify_new(in->st, in->conf);
+	pr =
+	    config_project(in->conf, store_project_name(in->st, p->project_id));
+	return notify_patch(
+	    in->nt, "updated", p->id, ev, NULL, kv, pr && pr->staging);
+}
+
 /* A newer version of a patch takes over its identity: the slug, a place
  * in the queue when it had one, and trailers given to the same diff. */
 static enum err
@@ -392,22 +461,23 @@ succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
     const struct store_series *s)
 {
 	struct store_patch o;
+	bool was_staged;
 	enum err e;
 
 	if ((e = store_patch_get(in->st, in->a, pred_id, &o)) != ERR_OK)
 		return e;
-	e = ERR_OK;
 	p->predecessor_id = pred_id;
 	p->slug = o.slug;
-	if (strcmp(o.state, "staged") == 0) {
+	was_staged = strcmp(o.state, "staged") == 0;
+	if (was_staged) {
 		p->state = "staged";
 		p->queue = o.queue;
+		p->queue_pos = o.queue_pos;
 		p->queued_at = o.queued_at;
 		p->conflict = false;
 		o.state = "superseded";
 		o.queue = NULL;
-		e = event(in, "updated", s->contribution_id, s->id, p->id,
-		    p->message_id, o.slug);
+		o.queue_pos = 0;
 	} else if (strcmp(o.state, "new") == 0 ||
 	    strcmp(o.state, "changes-requested") == 0) {
 		o.state = "superseded";
@@ -421,6 +491,8 @@ succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
 	if (e == ERR_OK && p->patch_id && o.patch_id &&
 	    strcmp(p->patch_id, o.patch_id) == 0)
 		e = store_patch_trailer_carry(in->st, o.id, p->id);
+	if (e == ERR_OK && was_staged)
+		e = updated(in, p, &o, s);
 	return e;
 }
 

@@ -212,23 +212,34 @@ queue(struct notify *n, struct arena *a, struct draft *dr)
 	return e;
 }
 
-/* To the author; Cc the people in the patch's trailers and the list. */
+/* To the author; Cc the people in the patch's trailers and the list, and
+ * for a conflict its maintainers too: someone has to resolve it. */
 static void
 recipients(struct notify *n, struct arena *a, const struct store_patch *p,
     const struct view_trailer *t, size_t nt, const struct conf_project *pr,
     struct draft *dr)
 {
-	size_t i;
+	bool conflict = strcmp(dr->event, "conflict") == 0;
+	size_t i, max = nt + 1 + (conflict ? n->conf->nmaintainers : 0);
 
 	dr->to = arena_zalloc(a, sizeof(*dr->to));
 	dr->to[0].name = p->author_name;
 	dr->to[0].email = p->author_email;
 	dr->nto = 1;
-	dr->cc = arena_zalloc(a, (nt + 1) * sizeof(*dr->cc));
+	dr->cc = arena_zalloc(a, max * sizeof(*dr->cc));
 	for (i = 0; i < nt; i++) {
 		if (t[i].email == NULL)
 			continue;
 		dr->cc[dr->ncc].email = t[i].email;
+		dr->cc[dr->ncc].name = "";
+		dr->ncc++;
+	}
+	for (i = 0; conflict && i < n->conf->nmaintainers; i++) {
+		const struct conf_maintainer *m = &n->conf->maintainers[i];
+
+		if (m->project && (pr == NULL || strcmp(m->project, pr->name)))
+			continue;
+		dr->cc[dr->ncc].email = m->email;
 		dr->cc[dr->ncc].name = "";
 		dr->ncc++;
 	}
@@ -237,7 +248,6 @@ recipients(struct notify *n, struct arena *a, const struct store_patch *p,
 		dr->cc[dr->ncc].name = "";
 		dr->ncc++;
 	}
-	(void)n;
 }
 
 static void
@@ -296,6 +306,7 @@ notify_patch(struct notify *n, const char *event, int64_t patch_id,
 	template_data_set(dr.d, "actor", actor);
 	for (; kv && kv->name; kv++)
 		template_data_set(dr.d, kv->name, kv->value);
+	dr.event = event;
 	recipients(n, a, &p, t, nt, pr, &dr);
 	dr.parent = msg.msgid;
 	dr.contribution = s.contribution_id;
