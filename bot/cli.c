@@ -141,9 +141,8 @@ ingest_one(
 	enum err e;
 
 	ingest_mail_opts(in, &o);
+	o.truncated = truncated;
 	mail_parse(a, buf_cstr(raw), raw->n, &o, &m);
-	if (truncated)
-		m.flags |= MAIL_F_TRUNCATED;
 	e = store_begin(c->st);
 	if (e == ERR_OK)
 		e = ingest_project(in, project, &m, &pid);

@@ -100,9 +100,8 @@ reader(void *arg)
 		memcpy(it->pos, sm.pos, sizeof(it->pos));
 		it->truncated = truncated;
 		arena_reset(it->a);
+		q->opts.truncated = truncated;
 		mail_parse(it->a, it->raw, it->n, &q->opts, &it->m);
-		if (truncated)
-			it->m.flags |= MAIL_F_TRUNCATED;
 
 		/* Wake the writer only when it may be waiting: futex calls
 		 * per mail would cost more than the parse. */

@@ -1118,6 +1118,19 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	*res = INGEST_STORED;
 	in->stats.stored++;
 	count_kind(in, m);
+	if (m->flags & (MAIL_F_OVERLIMIT | MAIL_F_BROKEN | MAIL_F_CHARSET)) {
+		char q[128];
+
+		log_msg(m->flags & MAIL_F_OVERLIMIT ? LOG_WARN : LOG_INFO,
+		    "ingest: <%s>: %s: stored%s",
+		    log_quote(q, sizeof(q), m->msgid, strlen(m->msgid)),
+		    m->flags & MAIL_F_OVERLIMIT ? m->limit
+		        : m->flags & MAIL_F_BROKEN
+		        ? "broken MIME"
+		        : "unknown charset or bad bytes",
+		    m->flags & MAIL_F_OVERLIMIT ? ", not parsed: over a limit"
+		                                : ", parsed as far as it went");
+	}
 	return store_and_place(in, raw, n, m, project_id);
 }
 

@@ -267,12 +267,28 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 	memset(m, 0, sizeof(*m));
 	m->from.name = m->from.email = "";
 	m->subject = "";
-	if (n > LIMIT_MAIL_SIZE || hdr_split(a, raw, n, &m->hdr) != ERR_OK) {
+	if (o->truncated)
+		m->flags |= MAIL_F_TRUNCATED;
+	if (hdr_split(a, raw, n, &m->hdr) != ERR_OK) {
 		m->flags |= MAIL_F_OVERLIMIT;
-		m->limit = n > LIMIT_MAIL_SIZE ? "mail size" : "header";
+		m->limit = "header";
 		make_hash(m, raw, n, false);
 		synth_msgid(a, m);
 		m->refs = arena_alloc(a, sizeof(*m->refs));
+		return ERR_LIMIT;
+	}
+	if (n > LIMIT_MAIL_SIZE || o->truncated) {
+		/* The header is whole: keep the key and who sent it, but
+		 * do not read a body that is cut or too big. */
+		m->flags |= MAIL_F_OVERLIMIT;
+		m->limit = "mail size";
+		make_hash(m, raw, n, true);
+		m->msgid =
+		    msgid_first(a, hdr_value(a, &m->hdr, "Message-ID")).p;
+		if (m->msgid == NULL)
+			synth_msgid(a, m);
+		m->refs = arena_alloc(a, sizeof(*m->refs));
+		parse_from(a, m);
 		return ERR_LIMIT;
 	}
 	make_hash(m, raw, n, true);

@@ -42,6 +42,7 @@ enum mail_flag {
 struct mail_opts {
 	const char *command_prefix; /* NULL: commands are not parsed */
 	const char *bot_address; /* mail from it is MAIL_BOT */
+	bool truncated; /* the source cut the mail at LIMIT_MAIL_SIZE */
 };
 
 struct mail {

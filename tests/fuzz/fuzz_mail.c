@@ -3,6 +3,7 @@
  * subject, patch, trailers, commands, dates.  Nothing may crash, and the
  * result must always be storable: a key, a kind and valid UTF-8 text.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct arena *a = arena_new();
-	struct mail_opts o = { "#yard", "bot@example.org" };
+	struct mail_opts o = { "#yard", "bot@example.org", false };
 	struct mail m;
 	size_t i;
 
