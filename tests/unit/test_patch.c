@@ -257,8 +257,8 @@ test_details(void **state)
 	assert_string_equal(p->files[1], "big.txt");
 	assert_string_equal(p->files[8], "old.txt");
 	assert_true(str_eqs(p->date, "Thu, 3 Dec 2026 07:12:29 +0000"));
-	free(text);
-	/* Notes between "---" and the stat are not part of it. */
+	/* Notes between "---" and the stat are not part of it.  (m.in's
+	 * views point into text: it is freed at the end.) */
 	{
 		struct mime_part pt;
 		struct mime mm = { &pt, 1, 0, false };
@@ -292,6 +292,7 @@ test_details(void **state)
 		assert_string_equal(p->author.name, "n@example.com");
 	}
 	/* No sender diffstat in a quilt patch without one. */
+	free(text);
 	text = load_mail(a, "patch-line.eml", &m);
 	assert_int_equal(patch_parse(a, &m.in, &p), ERR_OK);
 	assert_null(p->diffstat.p);
