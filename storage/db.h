@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "storage/sql.h"
+#include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
 
@@ -46,6 +47,18 @@ char *db_col_dup(sqlite3_stmt *s, int col);
 const char *db_col_text(sqlite3_stmt *s, int col);
 int64_t db_col_int(sqlite3_stmt *s, int col);
 bool db_col_null(sqlite3_stmt *s, int col);
+
+/* Text of a column copied into the arena (NULL for SQL NULL). */
+const char *db_col_arena(struct arena *a, sqlite3_stmt *s, int col);
+/* Every row's first column as an id, in order (malloc'd array). */
+enum err db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
+    const char *what);
+
+/* Every row read by fn into a new zeroed record of size bytes, in an
+ * arena array. */
+typedef void db_row_fn(struct arena *a, sqlite3_stmt *s, void *record);
+enum err db_rows(struct store *st, struct arena *a, sqlite3_stmt *s,
+    size_t size, db_row_fn *fn, void **out, size_t *n);
 
 /* Run a block of SQL (migrations). */
 enum err db_script(struct store *st, const char *sql, const char *what);

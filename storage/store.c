@@ -154,6 +154,66 @@ db_col_null(sqlite3_stmt *s, int col)
 	return sqlite3_column_type(s, col) == SQLITE_NULL;
 }
 
+const char *
+db_col_arena(struct arena *a, sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+
+	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
+	         : NULL;
+}
+
+enum err
+db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
+    const char *what)
+{
+	size_t cap = 0;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
+		(*ids)[(*n)++] = db_col_int(s, 0);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return db_fail(st, what, rc);
+	}
+	return ERR_OK;
+}
+
+enum err
+db_rows(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
+    db_row_fn *fn, void **out, size_t *n)
+{
+	size_t cap = 0;
+	char *arr = NULL;
+	int rc;
+
+	*n = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			char *bigger;
+
+			cap = cap ? cap * 2 : 8;
+			bigger = arena_alloc(a, cap * size);
+			if (*n)
+				memcpy(bigger, arr, *n * size);
+			arr = bigger;
+		}
+		memset(arr + *n * size, 0, size);
+		fn(a, s, arr + *n * size);
+		(*n)++;
+	}
+	sqlite3_reset(s);
+	*out = arr;
+	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "read", rc);
+}
+
 enum err
 db_script(struct store *st, const char *sql, const char *what)
 {

@@ -19,15 +19,6 @@ kind_of(const char *s)
 	return MAIL_OTHER;
 }
 
-static const char *
-col_arena(struct arena *a, sqlite3_stmt *s, int col)
-{
-	const char *t = db_col_text(s, col);
-
-	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
-	         : NULL;
-}
-
 static void
 read_row(struct arena *a, sqlite3_stmt *s, struct store_msg *m)
 {
@@ -46,10 +37,10 @@ read_row(struct arena *a, sqlite3_stmt *s, struct store_msg *m)
 	m->date = db_col_int(s, 7);
 	if (sqlite3_column_count(s) <= 8)
 		return; /* a lookup: no strings */
-	m->msgid = col_arena(a, s, 8);
-	m->from_name = col_arena(a, s, 9);
-	m->from_email = col_arena(a, s, 10);
-	m->subject = col_arena(a, s, 11);
+	m->msgid = db_col_arena(a, s, 8);
+	m->from_name = db_col_arena(a, s, 9);
+	m->from_email = db_col_arena(a, s, 10);
+	m->subject = db_col_arena(a, s, 11);
 }
 
 static enum err
@@ -182,24 +173,9 @@ store_msg_pending_peek(
     struct store *st, const char *ref, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PENDING_PEEK);
-	size_t cap = 0;
-	int rc;
 
-	*ids = NULL;
-	*n = 0;
 	db_bind_text(s, ":ref", ref);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = db_col_int(s, 0);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return db_fail(st, "pending peek", rc);
-	}
-	return ERR_OK;
+	return db_ids(st, s, ids, n, "pending peek");
 }
 
 enum err

@@ -6,15 +6,6 @@
 #include "storage/db.h"
 #include "util/xalloc.h"
 
-static const char *
-col_arena(struct arena *a, sqlite3_stmt *s, int col)
-{
-	const char *t = db_col_text(s, col);
-
-	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
-	         : NULL;
-}
-
 enum err
 store_outbox_add(struct store *st, const struct store_outbox *o, int64_t *id)
 {
@@ -45,21 +36,21 @@ read_row(struct arena *a, sqlite3_stmt *s, struct store_outbox *o)
 	o->event_id = db_col_int(s, 1);
 	o->contribution_id = db_col_int(s, 2);
 	o->patch_id = db_col_int(s, 3);
-	o->kind = col_arena(a, s, 4);
-	o->message_id = col_arena(a, s, 5);
-	o->in_reply_to = col_arena(a, s, 6);
-	o->rcpt = col_arena(a, s, 7);
+	o->kind = db_col_arena(a, s, 4);
+	o->message_id = db_col_arena(a, s, 5);
+	o->in_reply_to = db_col_arena(a, s, 6);
+	o->rcpt = db_col_arena(a, s, 7);
 	o->body_len = (size_t)sqlite3_column_bytes(s, 8);
 	o->body = arena_strndup(a,
 	    sqlite3_column_blob(s, 8) ? (const char *)sqlite3_column_blob(s, 8)
 	                              : "",
 	    o->body_len);
-	o->state = col_arena(a, s, 9);
+	o->state = db_col_arena(a, s, 9);
 	o->attempts = (int)db_col_int(s, 10);
 	o->next_attempt = db_col_int(s, 11);
 	o->created = db_col_int(s, 12);
 	o->sent_at = db_col_int(s, 13);
-	o->last_error = col_arena(a, s, 14);
+	o->last_error = db_col_arena(a, s, 14);
 }
 
 enum err
@@ -81,25 +72,10 @@ store_outbox_due(
     struct store *st, int64_t now, bool all, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_DUE);
-	size_t cap = 0;
-	int rc;
 
-	*ids = NULL;
-	*n = 0;
 	db_bind_int(s, ":now", now);
 	db_bind_int(s, ":all", all);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = db_col_int(s, 0);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return db_fail(st, "outbox due", rc);
-	}
-	return ERR_OK;
+	return db_ids(st, s, ids, n, "outbox due");
 }
 
 enum err
@@ -139,32 +115,20 @@ store_outbox_cancel(struct store *st, int64_t patch_id)
 	return db_exec(st, s, "outbox cancel");
 }
 
+static void
+outbox_row(struct arena *a, sqlite3_stmt *s, void *rec)
+{
+	read_row(a, s, rec);
+}
+
 enum err
 store_outbox_of(struct store *st, struct arena *a, int64_t contribution_id,
     struct store_outbox **out, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_OF);
-	size_t cap = 0;
-	struct store_outbox *arr = NULL;
-	int rc;
 
-	*n = 0;
 	db_bind_int(s, ":contribution", contribution_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == cap) {
-			struct store_outbox *bigger;
-
-			cap = cap ? cap * 2 : 8;
-			bigger = arena_alloc(a, cap * sizeof(*arr));
-			if (*n)
-				memcpy(bigger, arr, *n * sizeof(*arr));
-			arr = bigger;
-		}
-		read_row(a, s, &arr[(*n)++]);
-	}
-	sqlite3_reset(s);
-	*out = arr;
-	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "outbox of", rc);
+	return db_rows(st, a, s, sizeof(**out), outbox_row, (void **)out, n);
 }
 
 enum err
@@ -185,42 +149,29 @@ store_check_add(struct store *st, const struct store_check *c)
 	return db_exec(st, s, "check add");
 }
 
+static void
+check_row(struct arena *a, sqlite3_stmt *s, void *rec)
+{
+	struct store_check *c = rec;
+
+	c->patch_id = db_col_int(s, 0);
+	c->series_id = db_col_int(s, 1);
+	c->context = db_col_arena(a, s, 2);
+	c->state = db_col_arena(a, s, 3);
+	c->url = db_col_arena(a, s, 4);
+	c->summary = db_col_arena(a, s, 5);
+	c->log = db_col_arena(a, s, 6);
+	c->base_commit = db_col_arena(a, s, 7);
+	c->reporter = db_col_arena(a, s, 8);
+	c->time = db_col_int(s, 9);
+}
+
 enum err
 store_check_of(struct store *st, struct arena *a, int64_t contribution_id,
     struct store_check **out, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_CHECK_OF);
-	size_t cap = 0;
-	struct store_check *arr = NULL;
-	int rc;
 
-	*n = 0;
 	db_bind_int(s, ":contribution", contribution_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct store_check *c;
-
-		if (*n == cap) {
-			struct store_check *bigger;
-
-			cap = cap ? cap * 2 : 8;
-			bigger = arena_alloc(a, cap * sizeof(*arr));
-			if (*n)
-				memcpy(bigger, arr, *n * sizeof(*arr));
-			arr = bigger;
-		}
-		c = &arr[(*n)++];
-		c->patch_id = db_col_int(s, 0);
-		c->series_id = db_col_int(s, 1);
-		c->context = col_arena(a, s, 2);
-		c->state = col_arena(a, s, 3);
-		c->url = col_arena(a, s, 4);
-		c->summary = col_arena(a, s, 5);
-		c->log = col_arena(a, s, 6);
-		c->base_commit = col_arena(a, s, 7);
-		c->reporter = col_arena(a, s, 8);
-		c->time = db_col_int(s, 9);
-	}
-	sqlite3_reset(s);
-	*out = arr;
-	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "checks of", rc);
+	return db_rows(st, a, s, sizeof(**out), check_row, (void **)out, n);
 }

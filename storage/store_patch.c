@@ -6,15 +6,6 @@
 #include "storage/db.h"
 #include "util/xalloc.h"
 
-static const char *
-col_arena(struct arena *a, sqlite3_stmt *s, int col)
-{
-	const char *t = db_col_text(s, col);
-
-	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
-	         : NULL;
-}
-
 enum err
 store_patch_get(
     struct store *st, struct arena *a, int64_t id, struct store_patch *p)
@@ -30,18 +21,18 @@ store_patch_get(
 		p->series_id = db_col_int(s, 2);
 		p->message_id = db_col_int(s, 3);
 		p->number = (int)db_col_int(s, 4);
-		p->title = col_arena(a, s, 5);
-		p->norm_title = col_arena(a, s, 6);
-		p->author_name = col_arena(a, s, 7);
-		p->author_email = col_arena(a, s, 8);
+		p->title = db_col_arena(a, s, 5);
+		p->norm_title = db_col_arena(a, s, 6);
+		p->author_name = db_col_arena(a, s, 7);
+		p->author_email = db_col_arena(a, s, 8);
 		p->author_time = db_col_int(s, 9);
 		p->author_tz = (int)db_col_int(s, 10);
-		p->patch_id = col_arena(a, s, 11);
-		p->files = col_arena(a, s, 12);
-		p->slug = col_arena(a, s, 13);
-		p->state = col_arena(a, s, 14);
-		p->queue = col_arena(a, s, 15);
-		p->reason = col_arena(a, s, 16);
+		p->patch_id = db_col_arena(a, s, 11);
+		p->files = db_col_arena(a, s, 12);
+		p->slug = db_col_arena(a, s, 13);
+		p->state = db_col_arena(a, s, 14);
+		p->queue = db_col_arena(a, s, 15);
+		p->reason = db_col_arena(a, s, 16);
 		p->conflict = db_col_int(s, 17) != 0;
 		p->predecessor_id = db_col_int(s, 18);
 		p->queued_at = db_col_int(s, 19);
@@ -170,24 +161,9 @@ store_patch_of_series(
     struct store *st, int64_t series_id, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_OF_SERIES);
-	size_t cap = 0;
-	int rc;
 
-	*ids = NULL;
-	*n = 0;
 	db_bind_int(s, ":series", series_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = db_col_int(s, 0);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return db_fail(st, "patches of series", rc);
-	}
-	return ERR_OK;
+	return db_ids(st, s, ids, n, "patches of series");
 }
 
 enum err

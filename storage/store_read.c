@@ -6,70 +6,13 @@
 #include "storage/db.h"
 #include "util/xalloc.h"
 
-static const char *
-col_arena(struct arena *a, sqlite3_stmt *s, int col)
-{
-	const char *t = db_col_text(s, col);
-
-	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
-	         : NULL;
-}
-
 enum err
 store_read_list(struct store *st, int64_t project, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_READ_LIST);
-	size_t cap = 0;
-	int rc;
 
-	*ids = NULL;
-	*n = 0;
 	db_bind_int(s, ":project", project);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = db_col_int(s, 0);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return db_fail(st, "list", rc);
-	}
-	return ERR_OK;
-}
-
-/* Rows of a statement into an arena array of elem-size records. */
-typedef void row_fn(struct arena *, sqlite3_stmt *, void *);
-
-static enum err
-rows(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
-    row_fn *fn, void **out, size_t *n)
-{
-	size_t cap = 0;
-	char *arr = NULL;
-	int rc;
-
-	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (*n == cap) {
-			char *bigger;
-
-			cap = cap ? cap * 2 : 8;
-			bigger = arena_alloc(a, cap * size);
-			if (*n)
-				memcpy(bigger, arr, *n * size);
-			arr = bigger;
-		}
-		memset(arr + *n * size, 0, size);
-		fn(a, s, arr + *n * size);
-		(*n)++;
-	}
-	sqlite3_reset(s);
-	*out = arr;
-	if (rc != SQLITE_DONE)
-		return db_fail(st, "read", rc);
-	return ERR_OK;
+	return db_ids(st, s, ids, n, "list");
 }
 
 static void
@@ -77,11 +20,11 @@ trailer_row(struct arena *a, sqlite3_stmt *s, void *p)
 {
 	struct view_trailer *t = p;
 
-	t->name = col_arena(a, s, 0);
-	t->value = col_arena(a, s, 1);
-	t->message_id = col_arena(a, s, 2);
+	t->name = db_col_arena(a, s, 0);
+	t->value = db_col_arena(a, s, 1);
+	t->message_id = db_col_arena(a, s, 2);
 	t->verified = db_col_int(s, 3) != 0;
-	t->email = col_arena(a, s, 4);
+	t->email = db_col_arena(a, s, 4);
 	t->own = db_col_int(s, 5) != 0;
 }
 
@@ -91,19 +34,19 @@ patch_row(struct arena *a, sqlite3_stmt *s, void *p)
 	struct view_patch *v = p;
 
 	v->id = db_col_int(s, 0);
-	v->message_id = col_arena(a, s, 1);
+	v->message_id = db_col_arena(a, s, 1);
 	v->number = (int)db_col_int(s, 2);
-	v->title = col_arena(a, s, 3);
-	v->author_name = col_arena(a, s, 4);
-	v->author_email = col_arena(a, s, 5);
-	v->slug = col_arena(a, s, 6);
-	v->state = col_arena(a, s, 7);
-	v->queue = col_arena(a, s, 8);
-	v->reason = col_arena(a, s, 9);
+	v->title = db_col_arena(a, s, 3);
+	v->author_name = db_col_arena(a, s, 4);
+	v->author_email = db_col_arena(a, s, 5);
+	v->slug = db_col_arena(a, s, 6);
+	v->state = db_col_arena(a, s, 7);
+	v->queue = db_col_arena(a, s, 8);
+	v->reason = db_col_arena(a, s, 9);
 	v->conflict = db_col_int(s, 10) != 0;
-	v->patch_id = col_arena(a, s, 11);
+	v->patch_id = db_col_arena(a, s, 11);
 	v->message_row = db_col_int(s, 12);
-	v->files = col_arena(a, s, 13);
+	v->files = db_col_arena(a, s, 13);
 }
 
 static void
@@ -115,13 +58,13 @@ series_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->version = (int)db_col_int(s, 1);
 	v->expected = (int)db_col_int(s, 2);
 	v->received = (int)db_col_int(s, 3);
-	v->title = col_arena(a, s, 4);
-	v->submitter_name = col_arena(a, s, 5);
-	v->submitter_email = col_arena(a, s, 6);
+	v->title = db_col_arena(a, s, 4);
+	v->submitter_name = db_col_arena(a, s, 5);
+	v->submitter_email = db_col_arena(a, s, 6);
 	v->date = db_col_int(s, 7);
-	v->message_id = col_arena(a, s, 8);
-	v->base_commit = col_arena(a, s, 9);
-	v->change_id = col_arena(a, s, 10);
+	v->message_id = db_col_arena(a, s, 8);
+	v->base_commit = db_col_arena(a, s, 9);
+	v->change_id = db_col_arena(a, s, 10);
 	v->complete = v->received >= v->expected;
 }
 
@@ -131,11 +74,11 @@ event_row(struct arena *a, sqlite3_stmt *s, void *p)
 	struct view_event *v = p;
 
 	v->time = db_col_int(s, 0);
-	v->kind = col_arena(a, s, 1);
-	v->actor = col_arena(a, s, 2);
-	v->detail = col_arena(a, s, 3);
-	v->message_id = col_arena(a, s, 4);
-	v->slug = col_arena(a, s, 5);
+	v->kind = db_col_arena(a, s, 1);
+	v->actor = db_col_arena(a, s, 2);
+	v->detail = db_col_arena(a, s, 3);
+	v->message_id = db_col_arena(a, s, 4);
+	v->slug = db_col_arena(a, s, 5);
 }
 
 /* A series' state is its patches' when they share one, else partial. */
@@ -160,7 +103,7 @@ store_read_trailers(struct store *st, struct arena *a, int64_t patch_id,
 
 	db_bind_int(s, ":patch", patch_id);
 	db_bind_int(s, ":series", series_id);
-	return rows(st, a, s, sizeof(**out), trailer_row, (void **)out, n);
+	return db_rows(st, a, s, sizeof(**out), trailer_row, (void **)out, n);
 }
 
 static enum err
@@ -171,8 +114,8 @@ read_series(struct store *st, struct arena *a, struct view_series *v)
 	enum err e;
 
 	db_bind_int(s, ":series", v->id);
-	e = rows(st, a, s, sizeof(*v->patches), patch_row, (void **)&v->patches,
-	    &v->npatches);
+	e = db_rows(st, a, s, sizeof(*v->patches), patch_row,
+	    (void **)&v->patches, &v->npatches);
 	for (i = 0; i < v->npatches && e == ERR_OK; i++) {
 		struct view_patch *p = &v->patches[i];
 
@@ -198,14 +141,14 @@ store_read_contrib(struct store *st, struct arena *a, int64_t id,
 		out->id = db_col_int(s, 0);
 		newest = db_col_int(s, 1);
 		out->activity = db_col_int(s, 2);
-		out->project = col_arena(a, s, 3);
+		out->project = db_col_arena(a, s, 3);
 	}
 	sqlite3_reset(s);
 	if (e != ERR_OK)
 		return e;
 	s = db_stmt(st, SQL_READ_SERIES_OF);
 	db_bind_int(s, ":contribution", id);
-	e = rows(st, a, s, sizeof(*out->series), series_row,
+	e = db_rows(st, a, s, sizeof(*out->series), series_row,
 	    (void **)&out->series, &out->nseries);
 	for (i = 0; i < out->nseries && e == ERR_OK; i++) {
 		e = read_series(st, a, &out->series[i]);
@@ -217,7 +160,7 @@ store_read_contrib(struct store *st, struct arena *a, int64_t id,
 	if (e == ERR_OK && with_events) {
 		s = db_stmt(st, SQL_READ_EVENTS_OF);
 		db_bind_int(s, ":contribution", id);
-		e = rows(st, a, s, sizeof(*out->events), event_row,
+		e = db_rows(st, a, s, sizeof(*out->events), event_row,
 		    (void **)&out->events, &out->nevents);
 		if (e == ERR_OK)
 			e = store_check_of(

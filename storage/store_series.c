@@ -6,15 +6,6 @@
 #include "storage/db.h"
 #include "util/xalloc.h"
 
-static const char *
-col_arena(struct arena *a, sqlite3_stmt *s, int col)
-{
-	const char *t = db_col_text(s, col);
-
-	return t ? arena_strndup(a, t, (size_t)sqlite3_column_bytes(s, col))
-	         : NULL;
-}
-
 enum err
 store_series_get(
     struct store *st, struct arena *a, int64_t id, struct store_series *out)
@@ -33,13 +24,13 @@ store_series_get(
 		out->received = (int)db_col_int(s, 5);
 		out->cover_id = db_col_int(s, 6);
 		out->first_id = db_col_int(s, 7);
-		out->title = col_arena(a, s, 8);
-		out->norm_title = col_arena(a, s, 9);
-		out->submitter_name = col_arena(a, s, 10);
-		out->submitter_email = col_arena(a, s, 11);
+		out->title = db_col_arena(a, s, 8);
+		out->norm_title = db_col_arena(a, s, 9);
+		out->submitter_name = db_col_arena(a, s, 10);
+		out->submitter_email = db_col_arena(a, s, 11);
 		out->date = db_col_int(s, 12);
-		out->change_id = col_arena(a, s, 13);
-		out->base_commit = col_arena(a, s, 14);
+		out->change_id = db_col_arena(a, s, 13);
+		out->base_commit = db_col_arena(a, s, 14);
 		out->resend = db_col_int(s, 15) != 0;
 	}
 	sqlite3_reset(s);
@@ -172,24 +163,9 @@ store_series_of(
     struct store *st, int64_t contribution_id, int64_t **ids, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_SERIES_OF);
-	size_t cap = 0;
-	int rc;
 
-	*ids = NULL;
-	*n = 0;
 	db_bind_int(s, ":contribution", contribution_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = db_col_int(s, 0);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return db_fail(st, "series of contribution", rc);
-	}
-	return ERR_OK;
+	return db_ids(st, s, ids, n, "series of contribution");
 }
 
 enum err

@@ -6,29 +6,6 @@
 #include "storage/db.h"
 #include "util/xalloc.h"
 
-static enum err
-ids_of(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
-    const char *what)
-{
-	size_t cap = 0;
-	int rc;
-
-	*ids = NULL;
-	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
-		(*ids)[(*n)++] = db_col_int(s, 0);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		free(*ids);
-		*ids = NULL;
-		*n = 0;
-		return db_fail(st, what, rc);
-	}
-	return ERR_OK;
-}
-
 enum err
 store_stage_queue(
     struct store *st, int64_t project_id, int64_t **ids, size_t *n)
@@ -36,7 +13,7 @@ store_stage_queue(
 	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_QUEUE);
 
 	db_bind_int(s, ":project", project_id);
-	return ids_of(st, s, ids, n, "stage queue");
+	return db_ids(st, s, ids, n, "stage queue");
 }
 
 enum err
@@ -45,7 +22,19 @@ store_stage_folded(struct store *st, int64_t patch_id, int64_t **ids, size_t *n)
 	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_FOLDED);
 
 	db_bind_int(s, ":patch", patch_id);
-	return ids_of(st, s, ids, n, "folded fix-ups");
+	return db_ids(st, s, ids, n, "folded fix-ups");
+}
+
+static void
+build_row(struct arena *a, sqlite3_stmt *s, void *rec)
+{
+	struct store_build *b = rec;
+
+	b->patch_id = db_col_int(s, 0);
+	b->key = db_col_arena(a, s, 1);
+	b->commit = db_col_arena(a, s, 2);
+	b->how = (int)db_col_int(s, 3);
+	b->offset = (long)db_col_int(s, 4);
 }
 
 enum err
@@ -53,37 +42,10 @@ store_stage_prev(struct store *st, struct arena *a, int64_t project_id,
     const char *branch, struct store_build **out, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_PREV);
-	struct store_build *arr = NULL;
-	size_t cap = 0;
-	int rc;
 
-	*n = 0;
 	db_bind_int(s, ":project", project_id);
 	db_bind_text(s, ":branch", branch);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		struct store_build *b;
-		const char *t;
-
-		if (*n == cap) {
-			struct store_build *bigger;
-
-			cap = cap ? cap * 2 : 16;
-			bigger = arena_alloc(a, cap * sizeof(*arr));
-			if (*n)
-				memcpy(bigger, arr, *n * sizeof(*arr));
-			arr = bigger;
-		}
-		b = &arr[(*n)++];
-		b->patch_id = db_col_int(s, 0);
-		b->key = arena_strdup(a, db_col_text(s, 1));
-		t = db_col_text(s, 2);
-		b->commit = t ? arena_strdup(a, t) : NULL;
-		b->how = (int)db_col_int(s, 3);
-		b->offset = (long)db_col_int(s, 4);
-	}
-	sqlite3_reset(s);
-	*out = arr;
-	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "stage prev", rc);
+	return db_rows(st, a, s, sizeof(**out), build_row, (void **)out, n);
 }
 
 enum err
@@ -122,7 +84,7 @@ store_stage_by_patchid(struct store *st, int64_t project_id,
 
 	db_bind_int(s, ":project", project_id);
 	db_bind_text(s, ":patch_id", patch_id);
-	return ids_of(st, s, ids, n, "patches by patch-id");
+	return db_ids(st, s, ids, n, "patches by patch-id");
 }
 
 enum err
@@ -134,5 +96,5 @@ store_stage_by_author(struct store *st, int64_t project_id, const char *email,
 	db_bind_int(s, ":project", project_id);
 	db_bind_text(s, ":email", email);
 	db_bind_text(s, ":title", norm_title);
-	return ids_of(st, s, ids, n, "patches by author and title");
+	return db_ids(st, s, ids, n, "patches by author and title");
 }
