@@ -9,6 +9,8 @@
 # Skips without b4.  UPDATE=1 rewrites the .expected files.
 set -u
 . "$(dirname "$0")/lib.sh"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 1
 PY=/usr/bin/python3
 if ! command -v b4 >/dev/null 2>&1; then
 	echo "skip: no b4"
@@ -69,7 +71,7 @@ else
 	fail=1
 fi
 
-corpus=${PATCHYARD_CORPUS:-../shared/corpus/util-linux.mboxrd.gz}
+corpus=${PATCHYARD_CORPUS:-$root/../shared/corpus/util-linux.mboxrd.gz}
 if [ -f "$corpus" ]; then
 	compare corpus "$corpus" tests/integration/b4-corpus.expected
 else
