@@ -1,8 +1,12 @@
 /*
- * `patchyard am`: what `b4 am` makes of a thread, from the database: each
- * patch of a series as git format-patch would mail it, its commit message
- * followed by the trailers people gave in replies (verified ones only, no
- * duplicates), mboxrd-escaped.
+ * `patchyard am`: what `b4 am` (0.12, its defaults) makes of a thread,
+ * from the database: each patch of a series as git format-patch would
+ * mail it, its commit message followed by the trailers people gave in
+ * replies, in the order they came, those b4 would take and without the
+ * ones already there.  Unlike b4's defaults, trailers given to the cover
+ * letter go to every patch (DESIGN.md section 4, b4's -t).
+ * tests/integration/test_b4.sh holds it against b4, docs/ORACLES.md
+ * lists where the two still differ and why.
  */
 #include "bot/am.h"
 
@@ -58,7 +62,42 @@ put_encoded(struct buf *out, const char *s)
 	return e;
 }
 
-/* Body lines: mboxrd-escape "From " lines (any number of '>' first). */
+/*
+ * Whether git mailsplit would take a body line for the start of the next
+ * mail (git's is_from_line: "From ", then a time "hh:mm:ss" followed by
+ * a year after 1990 somewhere on the line).
+ */
+static bool
+from_line(struct str l)
+{
+	size_t c, i;
+	long year = 0;
+
+	if (l.n < 20 || !str_startswith(l, "From "))
+		return false;
+	for (c = l.n - 1; c > 5 && l.p[c - 1] != ':'; c--)
+		;
+	c--; /* the last ':' */
+	if (c < 9 || c + 4 >= l.n)
+		return false;
+	if (!ascii_isdigit(l.p[c - 4]) || !ascii_isdigit(l.p[c - 2]) ||
+	    !ascii_isdigit(l.p[c - 1]) || !ascii_isdigit(l.p[c + 1]) ||
+	    !ascii_isdigit(l.p[c + 2]))
+		return false;
+	/* strtol() of what follows, within the line. */
+	for (i = c + 3; i < l.n && ascii_isspace(l.p[i]); i++)
+		;
+	for (; i < l.n && ascii_isdigit(l.p[i]) && year <= 90; i++)
+		year = year * 10 + (l.p[i] - '0');
+	return year > 90;
+}
+
+/*
+ * Body lines as git format-patch and b4 write them: not mboxrd-escaped,
+ * since `git am` reads an mbox without unescaping ">From " (it would
+ * keep the '>' in the commit); only a line git mailsplit would split at
+ * gets a '>' in front, a visible mark instead of a broken series.
+ */
 static enum err
 put_body(struct buf *out, struct str text)
 {
@@ -66,11 +105,7 @@ put_body(struct buf *out, struct str text)
 	enum err e = ERR_OK;
 
 	while (e == ERR_OK && str_nextline(&rest, &line)) {
-		struct str t = line;
-
-		while (t.n && t.p[0] == '>')
-			t = str_skip(t, 1);
-		if (str_startswith(t, "From "))
+		if (from_line(line))
 			e = buf_addc(out, '>');
 		if (e == ERR_OK)
 			e = buf_addstr(out, line);
@@ -80,41 +115,217 @@ put_body(struct buf *out, struct str text)
 	return e;
 }
 
+/*
+ * An address with b4's leniency (LoreTrailer.email_eq, b4 0.12): ASCII
+ * case ignored, a "+tag" dropped from the local part, and one more level
+ * of subdomain on either side (foo@linux.intel.com is foo@intel.com).
+ */
 static bool
-has_trailer(
-    const struct view_patch *p, size_t upto, const struct view_trailer *t)
+email_alike(struct arena *a, const char *x, const char *y)
 {
-	size_t i;
+	const char *in[2] = { x, y };
+	char *v[2], *at[2];
+	size_t i, dots[2];
 
-	for (i = 0; i < upto; i++) {
-		const struct view_trailer *o = &p->trailers[i];
+	for (i = 0; i < 2; i++) {
+		char *plus, *q, *r;
 
-		if (o == t || (!o->own && !o->verified))
-			continue;
-		if (ascii_stricmp(o->name, t->name) != 0)
-			continue;
-		if (o->email && t->email ? addr_same(o->email, t->email)
-		                         : strcmp(o->value, t->value) == 0)
+		v[i] = arena_strdup(a, in[i]);
+		ascii_lower(v[i], strlen(v[i]));
+		at[i] = strchr(v[i], '@');
+		plus = strchr(v[i], '+');
+		if (at[i] && plus && plus + 1 < at[i]) {
+			for (q = plus, r = at[i]; (*q = *r) != '\0'; q++, r++)
+				;
+			at[i] = plus;
+		}
+	}
+	if (strcmp(v[0], v[1]) == 0)
+		return true;
+	if (!at[0] || !at[1] || at[0] - v[0] != at[1] - v[1] ||
+	    strncmp(v[0], v[1], (size_t)(at[0] - v[0])) != 0)
+		return false;
+	for (i = 0; i < 2; i++) {
+		const char *c;
+
+		for (dots[i] = 0, c = at[i]; *c; c++)
+			dots[i] += *c == '.';
+	}
+	/* One domain is the other with one more label in front. */
+	for (i = 0; i < 2; i++) {
+		const char *big = at[i] + 1, *small = at[1 - i] + 1;
+		size_t nb = strlen(big), ns = strlen(small);
+
+		if (dots[i] == dots[1 - i] + 1 && nb > ns + 1 &&
+		    big[nb - ns - 1] == '.' &&
+		    strcmp(big + nb - ns, small) == 0)
 			return true;
 	}
 	return false;
 }
 
-static enum err
-put_trailers(struct buf *out, const struct view_patch *p, bool *any)
+/* Where a trailer goes in the commit, in b4's order: the patch's own,
+ * then those given in replies to the patch, then those carried over from
+ * an older version, then those given to the cover letter. */
+enum place {
+	PLACE_NONE,
+	PLACE_OWN,
+	PLACE_PATCH,
+	PLACE_CARRIED,
+	PLACE_COVER
+};
+
+/*
+ * Whether and where a trailer goes into the commit.  The ingest marks a
+ * collected trailer verified when its address is the sender's; b4 (0.12,
+ * LoreMessage.get_trailers) also takes it when the addresses are alike
+ * or when the name in the trailer is the sender's display name (people
+ * review from a work address and sign with their usual one), so that
+ * `am` gives what `b4 am` gives.
+ */
+static enum place
+trailer_place(struct store *st, struct arena *a, const struct view_series *s,
+    const struct view_patch *vp, const struct view_trailer *t)
 {
-	size_t i;
+	struct store_msg m;
+	struct addr who;
+	const char *from_name;
+	bool ok;
+
+	if (t->own)
+		return PLACE_OWN;
+	if (t->message_id == NULL ||
+	    store_msg_find(st, a, t->message_id, &m) != ERR_OK)
+		return PLACE_NONE;
+	if (t->verified || t->email == NULL)
+		ok = t->verified;
+	else if (email_alike(a, t->email, m.from_email))
+		ok = true;
+	else if (addr_parse(a, str_from(t->value), &who) != ERR_OK)
+		ok = false;
+	else {
+		from_name = *m.from_name ? m.from_name : m.from_email;
+		ok = *who.name && ascii_stricmp(who.name, from_name) == 0;
+	}
+	if (!ok)
+		return PLACE_NONE;
+	if (m.patch_id == vp->id)
+		return PLACE_PATCH;
+	if (m.series_id == s->id && m.patch_id == 0)
+		return PLACE_COVER;
+	return PLACE_CARRIED;
+}
+
+/* b4's test for a trailer already there: the same name and the same
+ * value, ignoring case. */
+static bool
+same_trailer(const struct view_trailer *x, const struct view_trailer *y)
+{
+	return ascii_stricmp(x->name, y->name) == 0 &&
+	    ascii_stricmp(x->value, y->value) == 0;
+}
+
+/* The collected trailers of vp, in b4's order, without duplicates. */
+static enum err
+put_trailers(struct buf *out, struct store *st, const struct view_series *s,
+    const struct view_patch *vp)
+{
+	struct arena *a = arena_new();
+	const struct view_trailer **done;
+	enum place *where, p;
+	size_t i, j, n = 0;
 	enum err e = ERR_OK;
 
-	for (i = 0; i < p->ntrailers && e == ERR_OK; i++) {
-		const struct view_trailer *t = &p->trailers[i];
+	done = arena_alloc(a, (vp->ntrailers + 1) * sizeof(*done));
+	where = arena_alloc(a, (vp->ntrailers + 1) * sizeof(*where));
+	for (i = 0; i < vp->ntrailers; i++)
+		where[i] = trailer_place(st, a, s, vp, &vp->trailers[i]);
+	for (p = PLACE_OWN; p <= PLACE_COVER && e == ERR_OK; p++)
+		for (i = 0; i < vp->ntrailers && e == ERR_OK; i++) {
+			const struct view_trailer *t = &vp->trailers[i];
 
-		if (t->own || !t->verified || has_trailer(p, i, t))
-			continue;
-		*any = true;
-		e = buf_addf(out, "%s: %s\n", t->name, t->value);
-	}
+			if (where[i] != p)
+				continue;
+			for (j = 0; j < n && !same_trailer(done[j], t); j++)
+				;
+			if (j < n)
+				continue;
+			done[n++] = t;
+			if (p != PLACE_OWN)
+				e = buf_addf(
+				    out, "%s: %s\n", t->name, t->value);
+		}
+	arena_free(a);
 	return e;
+}
+
+/* "Token: value", a token of letters, digits and '-' as git's trailer.c
+ * takes it. */
+static bool
+token_line(struct str l)
+{
+	size_t i = 0;
+
+	while (i < l.n && (ascii_isalnum(l.p[i]) || l.p[i] == '-'))
+		i++;
+	return i > 0 && i + 1 < l.n && l.p[i] == ':' && l.p[i + 1] == ' ';
+}
+
+/*
+ * Whether the message ends in a trailer block: its last paragraph starts
+ * with a "Token: value" line, and every other line is one too, or a
+ * continuation (starting with a blank), or a bracketed note such as
+ * "[tweaked the log]".  Collected trailers then join that block, as git
+ * interpret-trailers and b4 add them; otherwise they start one after a
+ * blank line.
+ */
+static bool
+ends_in_trailers(struct str msg)
+{
+	struct str rest = msg, line;
+	bool ok = false, start = true;
+
+	while (str_nextline(&rest, &line)) {
+		if (str_trim(line).n == 0) {
+			start = true;
+			ok = false;
+			continue;
+		}
+		if (start)
+			ok = token_line(line);
+		else if (ok)
+			ok = token_line(line) || line.p[0] == ' ' ||
+			    line.p[0] == '\t' ||
+			    (line.n > 2 && line.p[0] == '[' &&
+			        line.p[line.n - 1] == ']');
+		start = false;
+	}
+	return ok;
+}
+
+/* The commit message without blank lines around it; the first line
+ * keeps its indentation, as git mailinfo and git am keep it. */
+static struct str
+message_text(struct str m)
+{
+	struct str rest = m, line;
+
+	m = str_rtrim(m);
+	while (str_nextline(&rest, &line) && str_trim(line).n == 0)
+		m = rest;
+	return str_rtrim(m);
+}
+
+/* The diff as mailinfo's patch file holds it, without the blank lines
+ * the mbox left at its end. */
+static struct str
+diff_text(struct str d)
+{
+	while (d.n &&
+	    (d.p[d.n - 1] == '\n' ||
+	        (d.n > 1 && d.p[d.n - 1] == '\r' && d.p[d.n - 2] == '\n')))
+		d.n--;
+	return d;
 }
 
 static enum err
@@ -157,37 +368,30 @@ put_header(struct buf *out, const struct view_series *s,
 }
 
 static enum err
-put_patch(struct buf *out, const struct view_series *s,
+put_patch(struct buf *out, struct store *st, const struct view_series *s,
     const struct view_patch *vp, const struct patch *p)
 {
-	struct str msg = str_trim(p->message);
-	bool any = false;
-	size_t mark;
+	struct str msg = message_text(p->message), diff = diff_text(p->diff);
+	struct buf tr = BUF_INIT;
 	enum err e = put_header(out, s, vp, p);
 
-	if (e == ERR_OK && msg.n) {
+	if (e == ERR_OK && msg.n)
 		e = put_body(out, msg);
-		if (e == ERR_OK)
-			e = buf_addc(out, '\n');
-	}
-	mark = out->n;
 	if (e == ERR_OK)
-		e = put_trailers(out, vp, &any);
-	/* Collected trailers join the message's own trailer block; with no
-	 * block to join they start one after a blank line. */
-	if (e == ERR_OK && any && !(vp->ntrailers && vp->trailers[0].own)) {
-		char *t = str_dup(str_make(out->p + mark, out->n - mark));
-
-		out->n = mark;
+		e = put_trailers(&tr, st, s, vp);
+	/* The parser found the block by git's rules when the patch has
+	 * trailers of its own. */
+	if (e == ERR_OK && tr.n && msg.n && !ends_in_trailers(msg) &&
+	    !(vp->ntrailers && vp->trailers[0].own))
 		e = buf_addc(out, '\n');
-		if (e == ERR_OK)
-			e = buf_adds(out, t);
-		free(t);
-	}
-	if (e == ERR_OK && !str_startswith(p->diff, "---"))
+	if (e == ERR_OK)
+		e = put_body(out, buf_str(&tr));
+	buf_free(&tr);
+	if (e == ERR_OK && !str_startswith(diff, "---"))
 		e = buf_adds(out, "---\n");
 	if (e == ERR_OK)
-		e = put_body(out, p->diff);
+		e = put_body(out, diff);
+	/* A blank line ends each mail, as git format-patch leaves it. */
 	if (e == ERR_OK)
 		e = buf_addc(out, '\n');
 	return e;
@@ -220,10 +424,117 @@ am_series(struct store *st, const struct config *conf,
 			}
 		}
 		if (e == ERR_OK)
-			e = put_patch(out, s, vp, m.patch);
+			e = put_patch(out, st, s, vp, m.patch);
 		arena_free(a);
 	}
 	return e;
+}
+
+/*
+ * Whether the mail of patch vp answers, directly or further up its
+ * References, a patch with the same number of an older series of the
+ * same length: b4's test for a partial re-roll ("[PATCH v2 3/5]" sent in
+ * reply to v1 3/5).
+ */
+static bool
+answers_older(struct store *st, const struct view_contrib *c,
+    const struct view_series *s, const struct view_patch *vp)
+{
+	struct arena *a = arena_new();
+	struct mail_opts o;
+	struct mail m;
+	const char *raw;
+	size_t n, i, j, k;
+	bool found = false;
+
+	memset(&o, 0, sizeof(o));
+	if (store_msg_raw(st, a, vp->message_row, &raw, &n) == ERR_OK) {
+		mail_parse(a, raw, n, &o, &m);
+		for (i = 0; i < m.nrefs && !found; i++)
+			for (j = 0; j < c->nseries && !found; j++) {
+				const struct view_series *old = &c->series[j];
+
+				if (old->version >= s->version ||
+				    old->expected != s->expected)
+					continue;
+				for (k = 0; k < old->npatches && !found; k++)
+					found = old->patches[k].number ==
+					        vp->number &&
+					    strcmp(old->patches[k].message_id,
+					        m.refs[i]) == 0;
+			}
+	}
+	arena_free(a);
+	return found;
+}
+
+/* Patch number k of s, else of the newest older series of its length. */
+static const struct view_patch *
+patch_number(const struct view_contrib *c, const struct view_series *s, int k)
+{
+	const struct view_patch *p = NULL;
+	int version = 0;
+	size_t i, j;
+
+	for (i = 0; i < s->npatches; i++)
+		if (s->patches[i].number == k)
+			return &s->patches[i];
+	/* Series come oldest first, so a later one of a version wins. */
+	for (j = 0; j < c->nseries; j++) {
+		const struct view_series *old = &c->series[j];
+
+		if (old->version >= s->version ||
+		    old->expected != s->expected || old->version < version)
+			continue;
+		for (i = 0; i < old->npatches; i++)
+			if (old->patches[i].number == k) {
+				p = &old->patches[i];
+				version = old->version;
+			}
+	}
+	return p;
+}
+
+/*
+ * A partial re-roll made whole, as b4 am does it: when an incomplete
+ * series re-sends some patches each in reply to its older version, the
+ * patches it lacks come from the older versions.  s itself when it is
+ * complete, is no partial re-roll, or older versions lack a patch too.
+ */
+static const struct view_series *
+reroll(struct store *st, struct arena *a, const struct view_contrib *c,
+    const struct view_series *s)
+{
+	struct view_series *r;
+	struct view_patch *v;
+	size_t i, known = 0;
+	int k;
+
+	for (i = 0; i < c->nseries; i++)
+		known += c->series[i].npatches;
+	if (s->version <= 1 || s->expected <= 1 ||
+	    s->npatches >= (size_t)s->expected || (size_t)s->expected > known)
+		return s;
+	for (i = 0; i < s->npatches; i++)
+		if (!answers_older(st, c, s, &s->patches[i]))
+			return s;
+	v = arena_alloc(a, (size_t)s->expected * sizeof(*v));
+	for (k = 1; k <= s->expected; k++) {
+		const struct view_patch *p = patch_number(c, s, k);
+
+		if (p == NULL)
+			return s;
+		v[k - 1] = *p;
+	}
+	r = arena_alloc(a, sizeof(*r));
+	*r = *s;
+	r->patches = v;
+	r->npatches = (size_t)s->expected;
+	fprintf(stderr,
+	    "patchyard: v%d is a partial re-roll: %zu of its %d patches"
+	    " come from earlier versions\n",
+	    s->version, (size_t)s->expected - s->npatches, s->expected);
+	return r;
 }
 
 int
@@ -252,7 +563,7 @@ am_write(struct store *st, const struct config *conf, const char *ref, FILE *f)
 		fprintf(stderr, "patchyard: %s: no such contribution\n", ref);
 	}
 	if (e == ERR_OK)
-		e = am_series(st, conf, s, &out);
+		e = am_series(st, conf, reroll(st, a, &c, s), &out);
 	if (e == ERR_OK && fwrite(out.p, 1, out.n, f) != out.n)
 		e = ERR_IO;
 	buf_free(&out);

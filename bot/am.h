@@ -15,7 +15,8 @@ enum err am_series(struct store *st, const struct config *conf,
     const struct view_series *s, struct buf *out);
 
 /* REF's newest series (or, for a patch or cover Message-ID, its series)
- * to f; returns the exit status. */
+ * to f, a partial re-roll completed from its older versions as b4 does;
+ * returns the exit status. */
 int am_write(
     struct store *st, const struct config *conf, const char *ref, FILE *f);
 
