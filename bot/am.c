@@ -115,55 +115,6 @@ put_body(struct buf *out, struct str text)
 	return e;
 }
 
-/*
- * An address with b4's leniency (LoreTrailer.email_eq, b4 0.12): ASCII
- * case ignored, a "+tag" dropped from the local part, and one more level
- * of subdomain on either side (foo@linux.intel.com is foo@intel.com).
- */
-static bool
-email_alike(struct arena *a, const char *x, const char *y)
-{
-	const char *in[2] = { x, y };
-	char *v[2], *at[2];
-	size_t i, dots[2];
-
-	for (i = 0; i < 2; i++) {
-		char *plus, *q, *r;
-
-		v[i] = arena_strdup(a, in[i]);
-		ascii_lower(v[i], strlen(v[i]));
-		at[i] = strchr(v[i], '@');
-		plus = strchr(v[i], '+');
-		if (at[i] && plus && plus + 1 < at[i]) {
-			for (q = plus, r = at[i]; (*q = *r) != '\0'; q++, r++)
-				;
-			at[i] = plus;
-		}
-	}
-	if (strcmp(v[0], v[1]) == 0)
-		return true;
-	if (!at[0] || !at[1] || at[0] - v[0] != at[1] - v[1] ||
-	    strncmp(v[0], v[1], (size_t)(at[0] - v[0])) != 0)
-		return false;
-	for (i = 0; i < 2; i++) {
-		const char *c;
-
-		for (dots[i] = 0, c = at[i]; *c; c++)
-			dots[i] += *c == '.';
-	}
-	/* One domain is the other with one more label in front. */
-	for (i = 0; i < 2; i++) {
-		const char *big = at[i] + 1, *small = at[1 - i] + 1;
-		size_t nb = strlen(big), ns = strlen(small);
-
-		if (dots[i] == dots[1 - i] + 1 && nb > ns + 1 &&
-		    big[nb - ns - 1] == '.' &&
-		    strcmp(big + nb - ns, small) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* Where a trailer goes in the commit, in b4's order: the patch's own,
  * then those given in replies to the patch, then those carried over from
  * an older version, then those given to the cover letter. */
@@ -176,20 +127,14 @@ enum place {
 };
 
 /*
- * Whether and where a trailer goes into the commit.  The ingest marks a
- * collected trailer verified when its address is the sender's; b4 (0.12,
- * LoreMessage.get_trailers) also takes it when the addresses are alike
- * or when the name in the trailer is the sender's display name (people
- * review from a work address and sign with their usual one), so that
- * `am` gives what `b4 am` gives.
+ * Whether and where a trailer goes into the commit: verified ones only
+ * (ingest verifies them as b4 does), in b4's order.
  */
 static enum place
 trailer_place(struct store *st, struct arena *a, const struct view_series *s,
     const struct view_patch *vp, const struct view_trailer *t)
 {
 	struct store_msg m;
-	struct addr who;
-	const char *from_name;
 	bool ok;
 
 	if (t->own)
@@ -197,16 +142,7 @@ trailer_place(struct store *st, struct arena *a, const struct view_series *s,
 	if (t->message_id == NULL ||
 	    store_msg_find(st, a, t->message_id, &m) != ERR_OK)
 		return PLACE_NONE;
-	if (t->verified || t->email == NULL)
-		ok = t->verified;
-	else if (email_alike(a, t->email, m.from_email))
-		ok = true;
-	else if (addr_parse(a, str_from(t->value), &who) != ERR_OK)
-		ok = false;
-	else {
-		from_name = *m.from_name ? m.from_name : m.from_email;
-		ok = *who.name && ascii_stricmp(who.name, from_name) == 0;
-	}
+	ok = t->verified;
 	if (!ok)
 		return PLACE_NONE;
 	if (m.patch_id == vp->id)

@@ -210,9 +210,14 @@ collect_trailers(struct ingest *in, const struct mail *m, int64_t msg_id,
 		r.value = t->value;
 		r.email = t->person.email;
 		/* A trailer for somebody else is kept, but not applied:
-		 * only the person named may give it. */
+		 * only the person named may give it.  As b4 does, a work
+		 * address alike to the usual one, or the sender's own
+		 * display name in the trailer, count as the person. */
 		r.verified = t->person.email == NULL ||
-		    addr_same(t->person.email, m->from.email);
+		    addr_same(t->person.email, m->from.email) ||
+		    addr_alike(in->a, t->person.email, m->from.email) ||
+		    (*t->person.name && *m->from.name &&
+		        ascii_stricmp(t->person.name, m->from.name) == 0);
 		if ((e = store_patch_trailer_add(in->st, &r)) != ERR_OK)
 			return e;
 	}
@@ -814,6 +819,33 @@ replace_copy(struct ingest *in, int64_t old_id, int64_t new_id)
 	return e;
 }
 
+/*
+ * A series whose cover letter answers the same mail this patch answers
+ * (`git send-email --in-reply-to=X` without threading the patches to the
+ * cover): the patch's missing ancestor is not its own cover letter.
+ */
+static enum err
+sibling_cover(struct ingest *in, const struct mail *m, int64_t project,
+    int version, int number, int total, int64_t *series)
+{
+	struct store_series s;
+	struct store_msg c;
+	enum err e;
+
+	e = store_series_window(in->st, project, m->from.email, version, total,
+	    number, mail_time(in, m), SERIES_WINDOW, false, 0, series);
+	if (e != ERR_OK)
+		return e;
+	if ((e = store_series_get(in->st, in->a, *series, &s)) == ERR_OK &&
+	    s.cover_id &&
+	    (e = store_msg_get(in->st, in->a, s.cover_id, &c)) == ERR_OK &&
+	    c.parent && m->nrefs &&
+	    strcmp(c.parent, m->refs[m->nrefs - 1]) == 0)
+		return ERR_OK;
+	*series = 0;
+	return e == ERR_OK ? ERR_NOTFOUND : e;
+}
+
 static enum err
 find_patch_series(struct ingest *in, const struct mail *m, int64_t project,
     int version, int number, int total, int64_t *series)
@@ -822,7 +854,9 @@ find_patch_series(struct ingest *in, const struct mail *m, int64_t project,
 	enum err e;
 
 	e = series_by_refs(in, m, project, version, total, series, &missing);
-	if (e != ERR_OK || *series || total <= 1)
+	/* A lone "[PATCH]" is a series of its own; "[PATCH 1/1]" may have a
+	 * cover letter ("0/1") it is not threaded to. */
+	if (e != ERR_OK || *series || m->subj.total <= 0)
 		return e;
 	/* Not threaded to its series: the same sender's series of this
 	 * version and total posted within a day.  When an ancestor is
@@ -830,6 +864,9 @@ find_patch_series(struct ingest *in, const struct mail *m, int64_t project,
 	 * way: then only a series without a cover can be ours. */
 	e = store_series_window(in->st, project, m->from.email, version, total,
 	    number, mail_time(in, m), SERIES_WINDOW, missing, 0, series);
+	if (e == ERR_NOTFOUND && missing)
+		e = sibling_cover(
+		    in, m, project, version, number, total, series);
 	return e == ERR_NOTFOUND ? ERR_OK : e;
 }
 

@@ -625,3 +625,52 @@ addr_auth_check(struct arena *a, const struct hdr *h, const char *authserv_id,
 	*why = "no dkim=pass in our Authentication-Results";
 	return ADDR_AUTH_FAIL;
 }
+
+/*
+ * An address with b4's leniency (LoreTrailer.email_eq, b4 0.12): ASCII
+ * case ignored, a "+tag" dropped from the local part, and one more level
+ * of subdomain on either side (foo@linux.intel.com is foo@intel.com).
+ */
+bool
+addr_alike(struct arena *a, const char *x, const char *y)
+{
+	const char *in[2] = { x, y };
+	char *v[2], *at[2];
+	size_t i, dots[2];
+
+	for (i = 0; i < 2; i++) {
+		char *plus, *q, *r;
+
+		v[i] = arena_strdup(a, in[i]);
+		ascii_lower(v[i], strlen(v[i]));
+		at[i] = strchr(v[i], '@');
+		plus = strchr(v[i], '+');
+		if (at[i] && plus && plus + 1 < at[i]) {
+			for (q = plus, r = at[i]; (*q = *r) != '\0'; q++, r++)
+				;
+			at[i] = plus;
+		}
+	}
+	if (strcmp(v[0], v[1]) == 0)
+		return true;
+	if (!at[0] || !at[1] || at[0] - v[0] != at[1] - v[1] ||
+	    strncmp(v[0], v[1], (size_t)(at[0] - v[0])) != 0)
+		return false;
+	for (i = 0; i < 2; i++) {
+		const char *c;
+
+		for (dots[i] = 0, c = at[i]; *c; c++)
+			dots[i] += *c == '.';
+	}
+	/* One domain is the other with one more label in front. */
+	for (i = 0; i < 2; i++) {
+		const char *big = at[i] + 1, *small = at[1 - i] + 1;
+		size_t nb = strlen(big), ns = strlen(small);
+
+		if (dots[i] == dots[1 - i] + 1 && nb > ns + 1 &&
+		    big[nb - ns - 1] == '.' &&
+		    strcmp(big + nb - ns, small) == 0)
+			return true;
+	}
+	return false;
+}

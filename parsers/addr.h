@@ -33,6 +33,13 @@ enum err addr_parse_list(
 /* ASCII case-insensitive comparison of two addresses. */
 bool addr_same(const char *a, const char *b);
 
+/*
+ * b4's leniency (LoreTrailer.email_eq, b4 0.12): the same address but for
+ * ASCII case, a "+tag" in the local part, or one more subdomain label on
+ * one side (foo@linux.intel.com is foo@intel.com).
+ */
+bool addr_alike(struct arena *a, const char *x, const char *y);
+
 /* The domain part of an address (after the last '@'), or "". */
 const char *addr_domain(const char *email);
 

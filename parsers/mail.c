@@ -232,6 +232,11 @@ classify(const struct mail *m)
 		return MAIL_BOT;
 	if (m->subj.reply)
 		return MAIL_REPLY;
+	/* A cover letter may quote `git request-pull` for its branch: the
+	 * "0/N" tag says what it is. */
+	if (m->subj.patch && m->subj.number == 0 && m->subj.total > 0 &&
+	    !m->subj.pull)
+		return MAIL_COVER;
 	if (m->pull)
 		return MAIL_PULL;
 	if (m->patch && m->subj.number != 0)

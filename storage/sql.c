@@ -11,7 +11,7 @@
 #define MSG_COLS                                                               \
 	"id, coalesce(project_id, 0), coalesce(series_id, 0),"                 \
 	" coalesce(patch_id, 0), kind, flags, hash, date, msgid,"              \
-	" from_name, from_email, subject"
+	" from_name, from_email, subject, parent_msgid"
 #define SERIES_COLS                                                            \
 	"id, contribution_id, coalesce(project_id, 0), version,"               \
 	" expected, received, coalesce(cover_id, 0), first_id, title,"         \

@@ -41,6 +41,7 @@ read_row(struct arena *a, sqlite3_stmt *s, struct store_msg *m)
 	m->from_name = db_col_arena(a, s, 9);
 	m->from_email = db_col_arena(a, s, 10);
 	m->subject = db_col_arena(a, s, 11);
+	m->parent = db_col_arena(a, s, 12);
 }
 
 static enum err

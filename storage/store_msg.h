@@ -23,6 +23,7 @@ struct store_msg {
 	const char *from_name;
 	const char *from_email;
 	const char *subject;
+	const char *parent; /* the nearest ancestor's Message-ID, or NULL */
 };
 
 /* The first stored (unflagged) message with this Message-ID: a lookup,

@@ -409,6 +409,25 @@ def when(date):
         return date
 
 
+def patch_reason(ctx, mid):
+    """Why the diff b4 gives differs from ours, when the mail says so:
+    b4 re-creates a format=flowed mail without that parameter, so git
+    mailinfo no longer undoes the flowing on b4's copy, while patchyard
+    reads the mail as git am reads the original; and b4 does not see a
+    patch sent as an application/x-patch attachment."""
+    i = ctx.corpus.first.get(mid)
+    if i is None:
+        return None
+    m = ctx.corpus.msgs[i]
+    for part in m.walk():
+        if part.get_content_type() == 'text/plain' and \
+                (part.get_param('format') or '').lower() == 'flowed':
+            return 'b4-keeps-flowed'
+        if part.get_content_type() in ('application/x-patch', 'application/x-diff'):
+            return 'b4-attachment'
+    return None
+
+
 def compare_patch(t, b, y, ctx):
     """Field by field; True when the two agree."""
     diffs = len(t.diffs)
@@ -420,6 +439,8 @@ def compare_patch(t, b, y, ctx):
         if key(b) != key(y):
             # Another copy of the patch was sent later: its own date.
             reason = 'other-copy' if field == 'date' and b['msgid'] != y['msgid'] else field
+            if field == 'patch':
+                reason = patch_reason(ctx, mid) or field
             t.differ(mid, field, reason, '' if field == 'patch' else
                      '%r != %r' % (key(b), key(y)))
     if b['trailers'] != y['trailers']:
@@ -427,12 +448,13 @@ def compare_patch(t, b, y, ctx):
                  'b4: %s | patchyard: %s' % (fmt_trailers(b['trailers']),
                                               fmt_trailers(y['trailers'])))
         if body_of(b) != body_of(y):
-            t.differ(mid, 'message', 'message')
+            t.differ(mid, 'message', patch_reason(ctx, mid) or 'message')
     elif b['message'] != y['message']:
         # The same trailers: either only blank lines differ, or the text.
         same = [x for x in b['message'].split('\n') if x] == \
             [x for x in y['message'].split('\n') if x]
-        t.differ(mid, 'message', 'layout' if same else 'message')
+        t.differ(mid, 'message', 'layout' if same else
+                 patch_reason(ctx, mid) or 'message')
     return len(t.diffs) == diffs
 
 
@@ -490,6 +512,12 @@ def compare_series(tools, corpus, t, tag, cut, b4mbox, log, revision, vflag):
         tmbox, _, _ = tools.b4(tag + 't', cut, t.msgid, vflag + ['-t'])
         cover_t = {i['msgid']: i['trailers'] for i in tools.mailinfo(tmbox, tag + 't')}
     ctx = Context(corpus, s, b4_thread(cut, t.msgid), cover_t, mismatched)
+    # b4 reads no patch sent as an attachment: nothing to compare.
+    att = [p['message_id'] for p in s['patches']
+           if patch_reason(ctx, p['message_id']) == 'b4-attachment']
+    if att:
+        t.differ(att[0], 'series', 'b4-attachment', 'b4 does not read the attachment')
+        return True
     yard = {number_of(i): i for i in tools.mailinfo(tools.am(s['message_id']), tag + 'y')}
     for b in b4:
         y = yard.pop(number_of(b), None)
