@@ -140,6 +140,41 @@ reusable(struct build *bd, const struct gitstage_entry *e,
 	return ok;
 }
 
+/* The fix-ups folded into e, each on the tree the one before made; a
+ * fix-up that does not apply makes the whole entry a conflict. */
+static enum err
+apply_fixups(struct build *bd, const struct gitstage_entry *e, git_oid *tree,
+    struct gitapply_result *ar)
+{
+	size_t i;
+	enum err err = ERR_OK;
+
+	for (i = 0; i < e->nfixups && err == ERR_OK; i++) {
+		struct gitapply_result fr;
+		struct diff *d = NULL;
+		git_tree *t = NULL;
+
+		if (git_tree_lookup(&t, bd->r->repo, tree) < 0)
+			return gitpriv_fail(bd->r->path, "cannot read a tree");
+		err = gitapply_parse(
+		    bd->a, e->fixups[i], e->fixup_len[i], &d, &fr);
+		if (err == ERR_OK)
+			err = gitapply_diff(bd->r, t, d, tree, &fr);
+		git_tree_free(t);
+		if (err == ERR_CONFLICT || err == ERR_PERM) {
+			ar->how = fr.how;
+			/* The fix-up's reason, cut to make room for its
+			 * number: truncation here only shortens a message. */
+			if (snprintf(ar->reason, sizeof(ar->reason),
+			        "fix-up %zu: %.200s", i + 1, fr.reason) < 0)
+				ar->reason[0] = '\0';
+		} else if (err == ERR_OK && fr.how == GITAPPLY_THREEWAY) {
+			ar->how = GITAPPLY_THREEWAY;
+		}
+	}
+	return err;
+}
+
 /* Apply e on the tip and commit it there when it applies. */
 static enum err
 build_one(struct build *bd, const struct gitstage_entry *e,
@@ -155,6 +190,8 @@ build_one(struct build *bd, const struct gitstage_entry *e,
 	    gitapply_parse(bd->a, e->diff ? e->diff : "", e->diff_len, &d, &ar);
 	if (err == ERR_OK)
 		err = gitapply_diff(bd->r, bd->tree, d, &tree, &ar);
+	if (err == ERR_OK)
+		err = apply_fixups(bd, e, &tree, &ar);
 	res->how = ar.how;
 	res->offset = ar.offset;
 	memcpy(res->reason, ar.reason, sizeof(res->reason));

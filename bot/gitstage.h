@@ -33,6 +33,11 @@ struct gitstage_entry {
 	const char *message;
 	const char *diff; /* the patch (LF line ends) */
 	size_t diff_len;
+	/* Fix-ups folded into it, applied in order on top of the patch, in
+	 * the same commit (`#yard fold`); fixup_len[i] bytes each. */
+	const char *const *fixups;
+	const size_t *fixup_len;
+	size_t nfixups;
 	int64_t committer_time; /* when the patch entered its queue */
 	int committer_tz;
 };

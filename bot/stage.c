@@ -56,6 +56,9 @@ struct qpatch {
 	struct buf text; /* the quilt file */
 	const char *date;
 	char key[41];
+	const char **fixups; /* folded fix-ups' diffs, in order */
+	size_t *fixup_len;
+	size_t nfixups;
 };
 
 static enum err
@@ -158,6 +161,8 @@ add_folded(struct stager *s, struct qpatch *q)
 	size_t n = 0, i;
 	enum err e = store_stage_folded(s->st, q->row.id, &ids, &n);
 
+	q->fixups = arena_zalloc(s->a, (n ? n : 1) * sizeof(*q->fixups));
+	q->fixup_len = arena_zalloc(s->a, (n ? n : 1) * sizeof(*q->fixup_len));
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		struct store_patch f;
 		struct mail m;
@@ -166,8 +171,10 @@ add_folded(struct stager *s, struct qpatch *q)
 		e = store_patch_get(s->st, s->a, ids[i], &f);
 		if (e == ERR_OK)
 			e = parse_patch(s, f.message_id, &m, &msgid);
-		if (e == ERR_OK)
-			e = buf_addstr(&q->diff, m.patch->diff);
+		if (e == ERR_OK) {
+			q->fixups[q->nfixups] = m.patch->diff.p;
+			q->fixup_len[q->nfixups++] = m.patch->diff.n;
+		}
 	}
 	free(ids);
 	return e;
@@ -179,6 +186,7 @@ make_key(struct qpatch *q)
 	struct patchid_sha1_ctx c;
 	unsigned char h[20];
 	char num[64];
+	size_t i;
 	int n;
 
 	patchid_sha1_init(&c);
@@ -186,6 +194,10 @@ make_key(struct qpatch *q)
 	patchid_sha1_update(&c, "", 1);
 	patchid_sha1_update(&c, q->diff.p, q->diff.n);
 	patchid_sha1_update(&c, "", 1);
+	for (i = 0; i < q->nfixups; i++) {
+		patchid_sha1_update(&c, q->fixups[i], q->fixup_len[i]);
+		patchid_sha1_update(&c, "", 1);
+	}
 	patchid_sha1_update(&c, q->row.author_name, strlen(q->row.author_name));
 	patchid_sha1_update(
 	    &c, q->row.author_email, strlen(q->row.author_email));
@@ -200,6 +212,7 @@ make_key(struct qpatch *q)
 static enum err
 quilt_text(struct qpatch *q, const struct patch *p)
 {
+	size_t i;
 	enum err e = buf_addf(&q->text, "From: %s%s<%s>\nSubject: %s\n",
 	    q->row.author_name, *q->row.author_name ? " " : "",
 	    q->row.author_email, p->subject);
@@ -216,6 +229,8 @@ quilt_text(struct qpatch *q, const struct patch *p)
 		e = buf_adds(&q->text, "---\n");
 	if (e == ERR_OK)
 		e = buf_addstr(&q->text, buf_str(&q->diff));
+	for (i = 0; i < q->nfixups && e == ERR_OK; i++)
+		e = buf_add(&q->text, q->fixups[i], q->fixup_len[i]);
 	return e;
 }
 
@@ -272,6 +287,9 @@ entry_of(const struct qpatch *q, struct gitstage_entry *e)
 	e->message = buf_cstr(&q->msg);
 	e->diff = buf_cstr(&q->diff);
 	e->diff_len = q->diff.n;
+	e->fixups = q->fixups;
+	e->fixup_len = q->fixup_len;
+	e->nfixups = q->nfixups;
 	e->committer_time = q->row.queued_at;
 	e->committer_tz = 0;
 }

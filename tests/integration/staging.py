@@ -104,13 +104,27 @@ def scenario(tmp):
     check('graduated into stable', [l.split('|')[2] for l in st] == ['a: spell five'], st)
     check('unstable on top of stable', len(log(staging, 'stable..unstable')) == 2)
 
+    # A fix-up folded into a staged patch: one commit with both changes.
+    fix = repo.series([('src/a.c', lambda s: s.replace('a 20\n', 'a twenty\n'), 'fixup! a: spell five')],
+                      ADA, 'fix', cover=False, msgid='fix', in_reply_to=msgid(p1))
+    y.ingest(fix[0])
+    r = y.run('fold', msgid(fix[0]), 'a-spell-five', check_rc=False)
+    check('fold a fix-up into a staged patch', r.returncode == 0, r.stderr)
+    check('the fix-up is dropped as folded', y.states(msgid(fix[0])) == [(1, 'dropped', None, 'folded')],
+          y.states(msgid(fix[0])))
+    y.run('rebuild')
+    st = log(staging, base0 + '..stable')
+    a_c = git(staging, 'show', st[0].split('|')[0] + ':src/a.c') if st else ''
+    check('the folded commit has both changes', len(st) == 1 and 'a five' in a_c and 'a twenty' in a_c, (st, a_c[:80]))
+
     # A newer version of a staged patch replaces it in place.
     v2 = repo.series([('src/a.c', lambda s: s.replace('a 50\n', 'a fifty (v2)\n'), 'a: spell fifty')],
                      ADA, 'two', cover=False, version=2, msgid='two', in_reply_to=msgid(p3))
     y.ingest(v2[0])
     c = y.show(ref)
     upd = [o for o in c['outbox'] if o['event'] == 'updated']
-    check('updated mail waits for the tree', len(upd) == 1 and upd[0]['state'] == 'held', upd)
+    check('fold told the target\'s people, after the rebuild', len(upd) == 2 and upd[0]['state'] == 'queued', upd)
+    check('updated mail waits for the tree', upd and upd[-1]['state'] == 'held', upd)
     y.run('rebuild')
     check('the tree has the new version', 'a fifty (v2)' in git(staging, 'show', 'unstable:src/a.c'))
     st3 = [p for s in c['series'] for p in s['patches'] if p['message_id'] == msgid(v2[0])]
