@@ -14,53 +14,12 @@
 #include <string.h>
 
 #include "bot/ingest.h"
+#include "bot/mailout.h"
 #include "bot/show.h"
 #include "parsers/mail.h"
 #include "storage/store_msg.h"
 #include "util/ascii.h"
 #include "util/log.h"
-
-/* RFC 2047 B-encoding of a header value when it is not plain ASCII. */
-static enum err
-put_encoded(struct buf *out, const char *s)
-{
-	static const char b64[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(s), i;
-	bool ascii = true;
-	enum err e = ERR_OK;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] >= 0x80 || s[i] == '\r' || s[i] == '\n')
-			ascii = false;
-	if (ascii)
-		return buf_add(out, s, n);
-	/* Chunks of 45 bytes keep each encoded-word under 75 characters;
-	 * a chunk may split a UTF-8 sequence, which RFC 2047 decoders
-	 * (git mailinfo among them) join again. */
-	for (i = 0; i < n && e == ERR_OK; i += 45) {
-		size_t k, len = n - i < 45 ? n - i : 45;
-
-		e = buf_adds(out, i ? "\n =?UTF-8?B?" : "=?UTF-8?B?");
-		for (k = 0; k < len && e == ERR_OK; k += 3) {
-			unsigned v = (unsigned char)s[i + k] << 16;
-			char q[4];
-
-			if (k + 1 < len)
-				v |= (unsigned char)s[i + k + 1] << 8;
-			if (k + 2 < len)
-				v |= (unsigned char)s[i + k + 2];
-			q[0] = b64[(v >> 18) & 63];
-			q[1] = b64[(v >> 12) & 63];
-			q[2] = k + 1 < len ? b64[(v >> 6) & 63] : '=';
-			q[3] = k + 2 < len ? b64[v & 63] : '=';
-			e = buf_add(out, q, 4);
-		}
-		if (e == ERR_OK)
-			e = buf_adds(out, "?=");
-	}
-	return e;
-}
 
 /*
  * Whether git mailsplit would take a body line for the start of the next
@@ -264,42 +223,67 @@ diff_text(struct str d)
 	return d;
 }
 
+/* Header fields as mailout writes them (encoded, folded, safe), with the
+ * mbox's LF line ends. */
+static enum err
+put_fields(struct buf *out, const struct patch *p, const char *subject)
+{
+	struct mailout_addr from = { p->author.name, p->author.email };
+	struct buf f = BUF_INIT, who = BUF_INIT;
+	size_t i;
+	enum err e = mailout_field_mailbox(&f, "From", &from);
+
+	if (e == ERR_INVAL) {
+		/* Not an address mailout would send to: keep it as text. */
+		e = buf_addf(&who, "%s <%s>", p->author.name, p->author.email);
+		if (e == ERR_OK)
+			e = mailout_field_text(&f, "From", buf_cstr(&who));
+	}
+	if (e == ERR_OK)
+		e = mailout_field_text(&f, "Subject", subject);
+	for (i = 0; i < f.n && e == ERR_OK; i++)
+		if (f.p[i] != '\r')
+			e = buf_addc(out, f.p[i]);
+	buf_free(&who);
+	buf_free(&f);
+	return e;
+}
+
 static enum err
 put_header(struct buf *out, const struct view_series *s,
     const struct view_patch *vp, const struct patch *p)
 {
-	enum err e = buf_adds(out,
-	    "From 0000000000000000000000000000000000000000"
-	    " Mon Sep 17 00:00:00 2001\nFrom: ");
+	struct buf subj = BUF_INIT;
+	enum err e;
 
+	if (s->expected > 1 && s->version > 1)
+		e = buf_addf(&subj, "[PATCH v%d %d/%d] ", s->version,
+		    vp->number, s->expected);
+	else if (s->expected > 1)
+		e = buf_addf(&subj, "[PATCH %d/%d] ", vp->number, s->expected);
+	else if (s->version > 1)
+		e = buf_addf(&subj, "[PATCH v%d] ", s->version);
+	else
+		e = buf_adds(&subj, "[PATCH] ");
 	if (e == ERR_OK)
-		e = put_encoded(out, p->author.name);
+		e = buf_adds(&subj, p->subject);
 	if (e == ERR_OK)
-		e = buf_addf(out, "%s<%s>\nDate: ", *p->author.name ? " " : "",
-		    p->author.email);
+		e = buf_adds(out,
+		    "From 0000000000000000000000000000000000000000"
+		    " Mon Sep 17 00:00:00 2001\n");
+	if (e == ERR_OK)
+		e = put_fields(out, p, buf_cstr(&subj));
+	if (e == ERR_OK)
+		e = buf_adds(out, "Date: ");
 	if (e == ERR_OK)
 		e = buf_addstr(out, p->date);
-	if (e == ERR_OK) {
-		if (s->expected > 1 && s->version > 1)
-			e = buf_addf(out, "\nSubject: [PATCH v%d %d/%d] ",
-			    s->version, vp->number, s->expected);
-		else if (s->expected > 1)
-			e = buf_addf(out, "\nSubject: [PATCH %d/%d] ",
-			    vp->number, s->expected);
-		else if (s->version > 1)
-			e = buf_addf(
-			    out, "\nSubject: [PATCH v%d] ", s->version);
-		else
-			e = buf_adds(out, "\nSubject: [PATCH] ");
-	}
-	if (e == ERR_OK)
-		e = put_encoded(out, p->subject);
 	if (e == ERR_OK)
 		e = buf_addf(out,
 		    "\nMessage-ID: <%s>\nMIME-Version: 1.0\n"
 		    "Content-Type: text/plain; charset=UTF-8\n"
 		    "Content-Transfer-Encoding: 8bit\n\n",
 		    vp->message_id);
+	buf_free(&subj);
 	return e;
 }
 

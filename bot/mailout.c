@@ -490,6 +490,34 @@ hl_mailbox(struct hline *h, const struct mailout_addr *a, bool last)
 	buf_free(&t);
 }
 
+enum err
+mailout_field_text(struct buf *out, const char *name, const char *text)
+{
+	struct buf clean = BUF_INIT;
+	struct hline h;
+	enum err e = clean_text(&clean, text, MAILOUT_MAX_SUBJECT);
+
+	hl_begin(&h, out, name);
+	hl_unstructured(&h, buf_cstr(&clean), clean.n);
+	if (e == ERR_OK)
+		e = hl_end(&h);
+	buf_free(&clean);
+	return e;
+}
+
+enum err
+mailout_field_mailbox(
+    struct buf *out, const char *name, const struct mailout_addr *a)
+{
+	struct hline h;
+
+	if (a->email == NULL || !mailout_addr_valid(a->email))
+		return ERR_INVAL;
+	hl_begin(&h, out, name);
+	hl_mailbox(&h, a, true);
+	return hl_end(&h);
+}
+
 /* Whether a recipient goes out (valid, not the bot, not seen before);
  * taken ones are added to seen, one per line. */
 static bool

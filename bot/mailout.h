@@ -88,6 +88,17 @@ enum err mailout_message_id(
  */
 enum err mailout_reply_subject(struct buf *out, const char *subject);
 
+/*
+ * One header field, "Name: value" with its CRLF, as mailout_compose()
+ * writes them: text (unstructured: Subject) or one mailbox (From), made
+ * safe, RFC 2047 encoded where needed and folded.  For other writers of
+ * mail: `patchyard am`.
+ */
+enum err mailout_field_text(
+    struct buf *out, const char *name, const char *text);
+enum err mailout_field_mailbox(
+    struct buf *out, const char *name, const struct mailout_addr *a);
+
 /* Whether an address is one we put in a header and an SMTP envelope:
  * local@domain, printable ASCII, no blanks, quotes, brackets or commas. */
 bool mailout_addr_valid(const char *email);
