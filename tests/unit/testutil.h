@@ -5,6 +5,7 @@
 #ifndef TESTS_TESTUTIL_H
 #define TESTS_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,23 @@ tu_corpus(void)
 	if (p == NULL || *p == '\0')
 		p = "../shared/corpus/util-linux.mboxrd.gz";
 	return access(p, R_OK) == 0 ? p : NULL;
+}
+
+/*
+ * Compare got with the golden file path: true when equal.  On a
+ * difference (or a missing file) what was got is printed, so that a new
+ * golden file can be checked by hand and written.
+ */
+static inline bool
+tu_golden(const char *path, const char *got)
+{
+	char *expected = tu_read_file(path, NULL);
+	bool same = expected != NULL && strcmp(got, expected) == 0;
+
+	if (!same)
+		fprintf(stderr, "--- %s: got\n%s", path, got);
+	free(expected);
+	return same;
 }
 
 #endif
