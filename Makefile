@@ -15,10 +15,12 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -letpan -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
-ALL_CFLAGS = $(WARN) $(HARDEN) $(OPT) -I. $(PKG_CFLAGS) $(SANFLAGS) $(WERROR) $(CFLAGS)
+# While bot/ moves into rooms, its headers are found by name.
+BOT_INC = -Ibot -Ibot/git -Ibot/source -Ibot/mailout -Ibot/workflow -Ibot/cli
+ALL_CFLAGS = $(WARN) $(HARDEN) $(OPT) -I. $(BOT_INC) $(PKG_CFLAGS) $(SANFLAGS) $(WERROR) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
-LIB_SRC  := $(sort $(wildcard util/*.c parsers/*.c storage/*.c bot/*.c))
+LIB_SRC  := $(sort $(wildcard util/*.c parsers/*.c storage/*.c bot/*.c bot/*/*.c))
 LIB_SRC  := $(filter-out bot/main.c,$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # The default mail templates are compiled in (bot/template.h), so the

@@ -3,7 +3,7 @@
  * 2 usage; `ingest` exits 75 (EX_TEMPFAIL) when the mail should be
  * retried by the MTA.
  */
-#include "bot/cli.h"
+#include "cli.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -13,19 +13,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bot/am.h"
-#include "bot/conf.h"
-#include "bot/gitrepo.h"
-#include "bot/import.h"
-#include "bot/ingest.h"
-#include "bot/outbox.h"
-#include "bot/show.h"
-#include "bot/stage.h"
-#include "bot/workflow.h"
+#include "am.h"
+#include "conf.h"
+#include "gitrepo.h"
+#include "import.h"
+#include "ingest.h"
+#include "outbox.h"
 #include "parsers/limits.h"
+#include "show.h"
+#include "stage.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
+#include "workflow.h"
 
 #define EXIT_TEMPFAIL 75
 

@@ -1,4 +1,4 @@
-#include "bot/conf.h"
+#include "conf.h"
 
 #include <errno.h>
 #include <stdio.h>

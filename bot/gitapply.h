@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "bot/gitrepo.h"
+#include "gitrepo.h"
 #include "util/err.h"
 
 enum gitapply_how {

@@ -1,4 +1,4 @@
-#include "bot/gitdiff.h"
+#include "gitdiff.h"
 
 #include <git2.h>
 #include <string.h>

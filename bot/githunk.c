@@ -17,7 +17,7 @@
  * mail against an LF file) or added (a CRLF file whose patch lost its
  * CRs on the way) and the hunks tried again.
  */
-#include "bot/githunk.h"
+#include "githunk.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bot/gitpriv.h"
+#include "gitpriv.h"
 #include "parsers/patchid.h"
 #include "util/log.h"
 #include "util/xalloc.h"

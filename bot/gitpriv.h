@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bot/gitapply.h"
-#include "bot/gitrepo.h"
+#include "gitapply.h"
+#include "gitrepo.h"
 #include "util/arena.h"
 #include "util/err.h"
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bot/gitrepo.h"
+#include "gitrepo.h"
 #include "util/err.h"
 
 /*

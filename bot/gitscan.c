@@ -4,15 +4,15 @@
  * it (renames detected and the indent heuristic on, as git's defaults
  * are), and collect the Message-IDs its trailers name.
  */
-#include "bot/gitscan.h"
+#include "gitscan.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/gitpriv.h"
-#include "bot/gitsim.h"
+#include "gitpriv.h"
+#include "gitsim.h"
 #include "parsers/msgid.h"
 #include "parsers/patchid.h"
 #include "parsers/subject.h"

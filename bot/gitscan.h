@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "bot/gitrepo.h"
+#include "gitrepo.h"
 #include "util/arena.h"
 #include "util/err.h"
 

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bot/gitapply.h"
-#include "bot/gitrepo.h"
+#include "gitapply.h"
+#include "gitrepo.h"
 #include "util/err.h"
 
 /* One patch of the queue, as the caller composed it. */

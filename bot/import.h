@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "bot/ingest.h"
+#include "ingest.h"
 
 struct import_opts {
 	const char *project; /* --project, or NULL */

@@ -9,15 +9,14 @@
  * is placed when one of them arrives.  Loops cannot form: a message only
  * ever copies its place from a message stored before it.
  */
-#include "bot/ingest.h"
+#include "ingest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/gitdiff.h"
-#include "bot/notify.h"
-#include "bot/workflow.h"
+#include "gitdiff.h"
+#include "notify.h"
 #include "parsers/addr.h"
 #include "parsers/slug.h"
 #include "parsers/subject.h"
@@ -29,6 +28,7 @@
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
+#include "workflow.h"
 
 /* Patches of one series posted without threading to their cover letter
  * are gathered by sender, version and total within this window. */

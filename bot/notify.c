@@ -1,11 +1,10 @@
-#include "bot/notify.h"
+#include "notify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/mailout.h"
-#include "bot/template.h"
+#include "mailout.h"
 #include "parsers/hdr.h"
 #include "parsers/msgid.h"
 #include "storage/store_msg.h"
@@ -13,6 +12,7 @@
 #include "storage/store_patch.h"
 #include "storage/store_read.h"
 #include "storage/store_series.h"
+#include "template.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"

@@ -1,11 +1,11 @@
-#include "bot/outbox.h"
+#include "outbox.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/smtp.h"
+#include "smtp.h"
 #include "storage/store_outbox.h"
 #include "util/log.h"
 #include "util/timeutil.h"

@@ -1,4 +1,4 @@
-#include "bot/show.h"
+#include "show.h"
 
 #include <inttypes.h>
 #include <stdio.h>

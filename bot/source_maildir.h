@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bot/source.h"
+#include "source.h"
 #include "util/err.h"
 
 struct source_maildir;

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bot/source.h"
+#include "source.h"
 #include "util/err.h"
 
 struct source_mbox;

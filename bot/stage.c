@@ -7,17 +7,17 @@
  * tracked patch: by patch-id, by a Link:/Message-ID: naming our mail, by
  * author and subject.
  */
-#include "bot/stage.h"
+#include "stage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/gitquilt.h"
-#include "bot/gitremote.h"
-#include "bot/gitscan.h"
-#include "bot/gitstage.h"
-#include "bot/notify.h"
+#include "gitquilt.h"
+#include "gitremote.h"
+#include "gitscan.h"
+#include "gitstage.h"
+#include "notify.h"
 #include "parsers/date.h"
 #include "parsers/mail.h"
 #include "parsers/msgid.h"

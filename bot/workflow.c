@@ -7,14 +7,14 @@
  * may make the transition, and only then changes anything.  Each change
  * is an event; the mails it causes are queued with it.
  */
-#include "bot/workflow.h"
+#include "workflow.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/notify.h"
+#include "notify.h"
 #include "parsers/addr.h"
 #include "storage/store_event.h"
 #include "storage/store_msg.h"

@@ -26,10 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bot/gitremote.h"
-#include "bot/gitrepo.h"
-#include "bot/gitscan.h"
-#include "bot/gitstage.h"
+#include "gitremote.h"
+#include "gitrepo.h"
+#include "gitscan.h"
+#include "gitstage.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/timeutil.h"

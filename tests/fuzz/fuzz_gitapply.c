@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bot/gitapply.h"
-#include "bot/gitpriv.h"
+#include "gitapply.h"
+#include "gitpriv.h"
 #include "util/arena.h"
 #include "util/log.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/mailout.h"
+#include "mailout.h"
 
 #define FIELDS 9
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/template.h"
+#include "template.h"
 
 static struct template_data *
 model(void)

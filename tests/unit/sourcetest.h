@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "bot/source.h"
-#include "bot/source_mbox.h"
+#include "source.h"
+#include "source_mbox.h"
 
 #define FIX "tests/fixtures/sources/"
 

@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "bot/gitapply.h"
-#include "bot/gitremote.h"
-#include "bot/gitrepo.h"
+#include "gitapply.h"
+#include "gitremote.h"
+#include "gitrepo.h"
 #include "tests/unit/gittest.h"
 #include "tests/unit/testutil.h"
 #include "util/buf.h"

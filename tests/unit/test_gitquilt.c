@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "bot/gitquilt.h"
-#include "bot/gitrepo.h"
+#include "gitquilt.h"
+#include "gitrepo.h"
 #include "tests/unit/gittest.h"
 #include "util/log.h"
 

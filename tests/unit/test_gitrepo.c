@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "bot/gitremote.h"
-#include "bot/gitrepo.h"
+#include "gitremote.h"
+#include "gitrepo.h"
 #include "tests/unit/gittest.h"
 #include "util/log.h"
 

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "bot/gitremote.h"
-#include "bot/gitrepo.h"
-#include "bot/gitscan.h"
+#include "gitremote.h"
+#include "gitrepo.h"
+#include "gitscan.h"
 #include "tests/unit/gittest.h"
 #include "util/arena.h"
 #include "util/log.h"

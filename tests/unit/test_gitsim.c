@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "bot/gitsim.h"
+#include "gitsim.h"
 #include "tests/unit/gittest.h"
 #include "tests/unit/testutil.h"
 

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "bot/gitremote.h"
-#include "bot/gitrepo.h"
-#include "bot/gitstage.h"
+#include "gitremote.h"
+#include "gitrepo.h"
+#include "gitstage.h"
 #include "tests/unit/gittest.h"
 #include "tests/unit/testutil.h"
 #include "util/buf.h"

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "bot/mailout.h"
-#include "bot/template.h"
+#include "mailout.h"
+#include "template.h"
 #include "testutil.h"
 
 #define BOT "patchyard@yard.example.org"

@@ -26,8 +26,8 @@
 
 #include <cmocka.h>
 
-#include "bot/mailout.h"
-#include "bot/smtp.h"
+#include "mailout.h"
+#include "smtp.h"
 #include "testutil.h"
 #include "util/log.h"
 

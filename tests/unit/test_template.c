@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "bot/template.h"
+#include "template.h"
 #include "testutil.h"
 
 #define FIXTURES "tests/fixtures/templates/"
