@@ -15,15 +15,13 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -letpan -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 
-# While bot/ moves into rooms, its headers are found by name.
-BOT_INC = -Ibot -Ibot/git -Ibot/source -Ibot/mailout -Ibot/workflow -Ibot/cli
-ALL_CFLAGS = $(WARN) $(HARDEN) $(OPT) -I. $(BOT_INC) $(PKG_CFLAGS) $(SANFLAGS) $(WERROR) $(CFLAGS)
+ALL_CFLAGS = $(WARN) $(HARDEN) $(OPT) -I. $(PKG_CFLAGS) $(SANFLAGS) $(WERROR) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC  := $(sort $(wildcard util/*.c parsers/*.c storage/*.c bot/*.c bot/*/*.c))
 LIB_SRC  := $(filter-out bot/main.c,$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
-# The default mail templates are compiled in (bot/template.h), so the
+# The default mail templates are compiled in (bot/mailout/template.h), so the
 # binary works from any directory.
 TMPL_SRC := $(sort $(wildcard templates/mail/*.txt))
 TMPL_GEN := $(BUILD)/gen/templates.c

@@ -1,7 +1,7 @@
 /* patchyard: the command line (DESIGN.md §12). */
 #include <stdio.h>
 
-#include "cli.h"
+#include "bot/cli/cli.h"
 
 int
 main(int argc, char **argv)

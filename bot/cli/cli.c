@@ -3,7 +3,7 @@
  * 2 usage; `ingest` exits 75 (EX_TEMPFAIL) when the mail should be
  * retried by the MTA.
  */
-#include "cli.h"
+#include "bot/cli/cli.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -13,19 +13,19 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "am.h"
-#include "conf.h"
-#include "gitrepo.h"
-#include "import.h"
-#include "ingest.h"
-#include "outbox.h"
+#include "bot/cli/conf.h"
+#include "bot/git/gitrepo.h"
+#include "bot/mailout/outbox.h"
+#include "bot/workflow/am.h"
+#include "bot/workflow/import.h"
+#include "bot/workflow/ingest.h"
+#include "bot/workflow/show.h"
+#include "bot/workflow/stage.h"
+#include "bot/workflow/workflow.h"
 #include "parsers/limits.h"
-#include "show.h"
-#include "stage.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
-#include "workflow.h"
 
 #define EXIT_TEMPFAIL 75
 

@@ -1,4 +1,4 @@
-#include "conf.h"
+#include "bot/cli/conf.h"
 
 #include <errno.h>
 #include <stdio.h>

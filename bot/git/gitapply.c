@@ -8,7 +8,7 @@
  * modes, symbolic links and binary patches (libgit2) are handled here,
  * and so are the refusals of bad patches.
  */
-#include "gitapply.h"
+#include "bot/git/gitapply.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "githunk.h"
-#include "gitpriv.h"
+#include "bot/git/githunk.h"
+#include "bot/git/gitpriv.h"
 #include "parsers/diff.h"
 #include "parsers/limits.h"
 #include "util/arena.h"

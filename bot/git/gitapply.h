@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "gitrepo.h"
+#include "bot/git/gitrepo.h"
 #include "util/err.h"
 
 enum gitapply_how {

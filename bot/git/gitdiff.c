@@ -1,4 +1,4 @@
-#include "gitdiff.h"
+#include "bot/git/gitdiff.h"
 
 #include <git2.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * mail against an LF file) or added (a CRLF file whose patch lost its
  * CRs on the way) and the hunks tried again.
  */
-#include "githunk.h"
+#include "bot/git/githunk.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

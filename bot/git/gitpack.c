@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gitpriv.h"
+#include "bot/git/gitpriv.h"
 #include "parsers/patchid.h"
 #include "util/log.h"
 #include "util/xalloc.h"

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gitapply.h"
-#include "gitrepo.h"
+#include "bot/git/gitapply.h"
+#include "bot/git/gitrepo.h"
 #include "util/arena.h"
 #include "util/err.h"
 

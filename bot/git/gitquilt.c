@@ -2,13 +2,13 @@
  * The patches branch: the queue as a quilt series, one commit per
  * change of the queue.
  */
-#include "gitquilt.h"
+#include "bot/git/gitquilt.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitpriv.h"
+#include "bot/git/gitpriv.h"
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/log.h"

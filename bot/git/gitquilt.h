@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gitrepo.h"
+#include "bot/git/gitrepo.h"
 #include "util/err.h"
 
 #define GITQUILT_REF "refs/heads/patches"

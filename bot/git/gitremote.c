@@ -3,13 +3,13 @@
  * transports (local, file://, https, ssh).  Nothing here runs git or a
  * shell; URLs come from the configuration, never from mail.
  */
-#include "gitremote.h"
+#include "bot/git/gitremote.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "gitpriv.h"
+#include "bot/git/gitpriv.h"
 #include "util/log.h"
 
 struct cred_state {

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "gitrepo.h"
+#include "bot/git/gitrepo.h"
 #include "util/err.h"
 
 /*

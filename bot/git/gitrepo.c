@@ -11,7 +11,7 @@
  * build; `git gc` packs them later).  Refs move only after that, so no
  * ref can name an object that is not on disk.
  */
-#include "gitrepo.h"
+#include "bot/git/gitrepo.h"
 
 #include <dirent.h>
 #include <git2/sys/mempack.h>
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitpriv.h"
+#include "bot/git/gitpriv.h"
 #include "parsers/patchid.h"
 #include "util/buf.h"
 #include "util/log.h"

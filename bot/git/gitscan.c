@@ -4,15 +4,15 @@
  * it (renames detected and the indent heuristic on, as git's defaults
  * are), and collect the Message-IDs its trailers name.
  */
-#include "gitscan.h"
+#include "bot/git/gitscan.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitpriv.h"
-#include "gitsim.h"
+#include "bot/git/gitpriv.h"
+#include "bot/git/gitsim.h"
 #include "parsers/msgid.h"
 #include "parsers/patchid.h"
 #include "parsers/subject.h"

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "gitrepo.h"
+#include "bot/git/gitrepo.h"
 #include "util/arena.h"
 #include "util/err.h"
 

@@ -7,7 +7,7 @@
  * added, the rest as copied.  The score is copied bytes over the larger
  * size, on git's scale of 60000, printed as a truncated percentage.
  */
-#include "gitsim.h"
+#include "bot/git/gitsim.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -10,12 +10,12 @@
  * again, and there the blob cache of bot/gitapply.c saves the work for
  * files whose preimage did not change.
  */
-#include "gitstage.h"
+#include "bot/git/gitstage.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "gitpriv.h"
+#include "bot/git/gitpriv.h"
 #include "parsers/diff.h"
 #include "util/arena.h"
 #include "util/buf.h"

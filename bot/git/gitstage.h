@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gitapply.h"
-#include "gitrepo.h"
+#include "bot/git/gitapply.h"
+#include "bot/git/gitrepo.h"
 #include "util/err.h"
 
 /* One patch of the queue, as the caller composed it. */

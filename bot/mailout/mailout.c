@@ -4,7 +4,7 @@
  * (quoted-printable for bodies with over-long lines), RFC 3834
  * (Auto-Submitted).  See mailout.h for what is guaranteed.
  */
-#include "mailout.h"
+#include "bot/mailout/mailout.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,10 +1,11 @@
-#include "notify.h"
+#include "bot/mailout/notify.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mailout.h"
+#include "bot/mailout/mailout.h"
+#include "bot/mailout/template.h"
 #include "parsers/hdr.h"
 #include "parsers/msgid.h"
 #include "storage/store_msg.h"
@@ -12,7 +13,6 @@
 #include "storage/store_patch.h"
 #include "storage/store_read.h"
 #include "storage/store_series.h"
-#include "template.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"

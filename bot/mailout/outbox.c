@@ -1,11 +1,11 @@
-#include "outbox.h"
+#include "bot/mailout/outbox.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "smtp.h"
+#include "bot/mailout/smtp.h"
 #include "storage/store_outbox.h"
 #include "util/log.h"
 #include "util/timeutil.h"

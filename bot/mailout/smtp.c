@@ -4,7 +4,7 @@
  * recipient got which reply and whether the relay acknowledged the data,
  * which curl's return code alone does not say.
  */
-#include "smtp.h"
+#include "bot/mailout/smtp.h"
 
 #include <curl/curl.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mailout.h"
+#include "bot/mailout/mailout.h"
 #include "util/ascii.h"
 #include "util/log.h"
 #include "util/xalloc.h"

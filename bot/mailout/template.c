@@ -3,7 +3,7 @@
  * model, the compiler, the name check and the renderer.  Mail templates
  * and their loading are in the second half of the file.
  */
-#include "template.h"
+#include "bot/mailout/template.h"
 
 #include <errno.h>
 #include <stdarg.h>

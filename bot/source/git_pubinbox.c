@@ -24,7 +24,7 @@
  * not on the epoch's first-parent line (an inbox rewritten by
  * public-inbox-purge, say) is refused.
  */
-#include "git_pubinbox.h"
+#include "bot/source/git_pubinbox.h"
 
 #include <dirent.h>
 #include <errno.h>

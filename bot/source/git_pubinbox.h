@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "source.h"
+#include "bot/source/source.h"
 #include "util/err.h"
 
 struct git_pubinbox;

@@ -3,7 +3,7 @@
  * public-inbox archive apart and hands each call on to its reader
  * (bot/source_mbox.c, bot/source_maildir.c, bot/git_pubinbox.c).
  */
-#include "source.h"
+#include "bot/source/source.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "git_pubinbox.h"
-#include "source_maildir.h"
-#include "source_mbox.h"
+#include "bot/source/git_pubinbox.h"
+#include "bot/source/source_maildir.h"
+#include "bot/source/source_mbox.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 

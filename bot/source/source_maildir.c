@@ -14,7 +14,7 @@
  * skipped with a warning.  Files are handed out as they are: Maildir files
  * hold one message each and carry no mbox escaping.
  */
-#include "source_maildir.h"
+#include "bot/source/source_maildir.h"
 
 #include <dirent.h>
 #include <errno.h>

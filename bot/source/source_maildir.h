@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "source.h"
+#include "bot/source/source.h"
 #include "util/err.h"
 
 struct source_maildir;

@@ -31,7 +31,7 @@
  * separator (or the end) is really there, and for gzip decompresses and
  * skips up to it.
  */
-#include "source_mbox.h"
+#include "bot/source/source_mbox.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,15 +8,15 @@
  * tests/integration/test_b4.sh holds it against b4, docs/ORACLES.md
  * lists where the two still differ and why.
  */
-#include "am.h"
+#include "bot/workflow/am.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
-#include "mailout.h"
+#include "bot/mailout/mailout.h"
+#include "bot/workflow/ingest.h"
+#include "bot/workflow/show.h"
 #include "parsers/mail.h"
-#include "show.h"
 #include "storage/store_msg.h"
 #include "util/ascii.h"
 #include "util/log.h"

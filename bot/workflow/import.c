@@ -1,4 +1,4 @@
-#include "import.h"
+#include "bot/workflow/import.h"
 
 #include <malloc.h>
 #include <pthread.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "source.h"
+#include "bot/source/source.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"

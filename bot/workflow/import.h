@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "ingest.h"
+#include "bot/workflow/ingest.h"
 
 struct import_opts {
 	const char *project; /* --project, or NULL */

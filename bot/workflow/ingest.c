@@ -9,14 +9,15 @@
  * is placed when one of them arrives.  Loops cannot form: a message only
  * ever copies its place from a message stored before it.
  */
-#include "ingest.h"
+#include "bot/workflow/ingest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitdiff.h"
-#include "notify.h"
+#include "bot/git/gitdiff.h"
+#include "bot/mailout/notify.h"
+#include "bot/workflow/workflow.h"
 #include "parsers/addr.h"
 #include "parsers/slug.h"
 #include "parsers/subject.h"
@@ -28,7 +29,6 @@
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
-#include "workflow.h"
 
 /* Patches of one series posted without threading to their cover letter
  * are gathered by sender, version and total within this window. */

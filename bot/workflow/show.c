@@ -1,4 +1,4 @@
-#include "show.h"
+#include "bot/workflow/show.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -7,17 +7,17 @@
  * tracked patch: by patch-id, by a Link:/Message-ID: naming our mail, by
  * author and subject.
  */
-#include "stage.h"
+#include "bot/workflow/stage.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gitquilt.h"
-#include "gitremote.h"
-#include "gitscan.h"
-#include "gitstage.h"
-#include "notify.h"
+#include "bot/git/gitquilt.h"
+#include "bot/git/gitremote.h"
+#include "bot/git/gitscan.h"
+#include "bot/git/gitstage.h"
+#include "bot/mailout/notify.h"
 #include "parsers/date.h"
 #include "parsers/mail.h"
 #include "parsers/msgid.h"

@@ -7,14 +7,14 @@
  * may make the transition, and only then changes anything.  Each change
  * is an event; the mails it causes are queued with it.
  */
-#include "workflow.h"
+#include "bot/workflow/workflow.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "notify.h"
+#include "bot/mailout/notify.h"
 #include "parsers/addr.h"
 #include "storage/store_event.h"
 #include "storage/store_msg.h"

@@ -26,10 +26,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gitremote.h"
-#include "gitrepo.h"
-#include "gitscan.h"
-#include "gitstage.h"
+#include "bot/git/gitremote.h"
+#include "bot/git/gitrepo.h"
+#include "bot/git/gitscan.h"
+#include "bot/git/gitstage.h"
 #include "util/buf.h"
 #include "util/log.h"
 #include "util/timeutil.h"

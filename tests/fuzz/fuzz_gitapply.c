@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gitapply.h"
-#include "gitpriv.h"
+#include "bot/git/gitapply.h"
+#include "bot/git/gitpriv.h"
 #include "util/arena.h"
 #include "util/log.h"
 

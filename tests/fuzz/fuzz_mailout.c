@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mailout.h"
+#include "bot/mailout/mailout.h"
 
 #define FIELDS 9
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template.h"
+#include "bot/mailout/template.h"
 
 static struct template_data *
 model(void)

@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "source.h"
-#include "source_mbox.h"
+#include "bot/source/source.h"
+#include "bot/source/source_mbox.h"
 
 #define FIX "tests/fixtures/sources/"
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "source.h"
+#include "bot/source/source.h"
 #include "tests/unit/sourcetest.h"
 #include "tests/unit/testutil.h"
 #include "util/log.h"

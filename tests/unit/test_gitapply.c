@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "gitapply.h"
-#include "gitremote.h"
-#include "gitrepo.h"
+#include "bot/git/gitapply.h"
+#include "bot/git/gitremote.h"
+#include "bot/git/gitrepo.h"
 #include "tests/unit/gittest.h"
 #include "tests/unit/testutil.h"
 #include "util/buf.h"

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "gitquilt.h"
-#include "gitrepo.h"
+#include "bot/git/gitquilt.h"
+#include "bot/git/gitrepo.h"
 #include "tests/unit/gittest.h"
 #include "util/log.h"
 

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "gitremote.h"
-#include "gitrepo.h"
+#include "bot/git/gitremote.h"
+#include "bot/git/gitrepo.h"
 #include "tests/unit/gittest.h"
 #include "util/log.h"
 

@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "gitremote.h"
-#include "gitrepo.h"
-#include "gitscan.h"
+#include "bot/git/gitremote.h"
+#include "bot/git/gitrepo.h"
+#include "bot/git/gitscan.h"
 #include "tests/unit/gittest.h"
 #include "util/arena.h"
 #include "util/log.h"

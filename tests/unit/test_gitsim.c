@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "gitsim.h"
+#include "bot/git/gitsim.h"
 #include "tests/unit/gittest.h"
 #include "tests/unit/testutil.h"
 

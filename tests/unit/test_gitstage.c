@@ -12,9 +12,9 @@
 
 #include <cmocka.h>
 
-#include "gitremote.h"
-#include "gitrepo.h"
-#include "gitstage.h"
+#include "bot/git/gitremote.h"
+#include "bot/git/gitrepo.h"
+#include "bot/git/gitstage.h"
 #include "tests/unit/gittest.h"
 #include "tests/unit/testutil.h"
 #include "util/buf.h"

@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "mailout.h"
-#include "template.h"
+#include "bot/mailout/mailout.h"
+#include "bot/mailout/template.h"
 #include "testutil.h"
 
 #define BOT "patchyard@yard.example.org"

@@ -26,8 +26,8 @@
 
 #include <cmocka.h>
 
-#include "mailout.h"
-#include "smtp.h"
+#include "bot/mailout/mailout.h"
+#include "bot/mailout/smtp.h"
 #include "testutil.h"
 #include "util/log.h"
 

@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
+#include "bot/source/source.h"
+#include "bot/source/source_maildir.h"
+#include "bot/source/source_mbox.h"
 #include "parsers/limits.h"
-#include "source.h"
-#include "source_maildir.h"
-#include "source_mbox.h"
 #include "tests/unit/sourcetest.h"
 #include "tests/unit/testutil.h"
 #include "util/log.h"

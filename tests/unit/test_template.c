@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "template.h"
+#include "bot/mailout/template.h"
 #include "testutil.h"
 
 #define FIXTURES "tests/fixtures/templates/"
