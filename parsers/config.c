@@ -26,28 +26,32 @@
 #include "util/utf8.h"
 
 #define LEX_EOF (-1)
-#define KEYS_MAX 8
 #define HASH_SIZE 1024
-#define TIMEOUT_MAX (7 * 24 * 3600)
+#define WEEK (7 * 24 * 3600)
+#define KEY_NONE ((size_t)-1)
 
 _Static_assert(sizeof(enum conf_auth) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum conf_tls) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum conf_conflict) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum conf_test_mode) == sizeof(int), "enum size");
 _Static_assert(sizeof(enum conf_failure) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum conf_forward) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum conf_sandbox) == sizeof(int), "enum size");
 /* item_open() writes the subsection through the first member. */
 _Static_assert(offsetof(struct conf_project, name) == 0, "name first");
 _Static_assert(offsetof(struct conf_maintainer, name) == 0, "name first");
 _Static_assert(offsetof(struct conf_tree, name) == 0, "name first");
 _Static_assert(offsetof(struct conf_ci, name) == 0, "name first");
 _Static_assert(offsetof(struct conf_source, name) == 0, "name first");
+_Static_assert(offsetof(struct conf_promote, name) == 0, "name first");
 
 enum ktype {
 	KT_STR,
 	KT_BOOL,
-	KT_INT,
+	KT_INT, /* int, from lo to hi, in unit */
+	KT_SIZE, /* long long bytes, k/M/G suffixes (1024-based), lo to hi */
 	KT_ENUM,
-	KT_LIST /* repeatable string: maintainer.path */
+	KT_LIST /* repeatable string into a struct conf_list */
 };
 
 enum kcheck {
@@ -60,7 +64,10 @@ enum kcheck {
 	KC_ARCHIVE,
 	KC_PREFIX,
 	KC_PIN,
-	KC_PROJECT /* names a [project]: checked once the file is read */
+	KC_PROJECT, /* names a [project]: checked once the file is read */
+	KC_SOURCE, /* a path, or an http(s):// URL */
+	KC_SEEN, /* leave, flag or move:FOLDER */
+	KC_MAILMAP /* "[Name] <addr> [Name] <addr>" */
 };
 
 struct key {
@@ -70,6 +77,15 @@ struct key {
 	bool required;
 	enum kcheck check;
 	const char *const *enums; /* KT_ENUM: values in enum order */
+	long long lo, hi; /* KT_INT, KT_SIZE: the range */
+	const char *unit; /* KT_INT: "seconds", "days", ... or NULL */
+};
+
+/* How a section is named: [core], [project "x"], or either ([promote]). */
+enum naming {
+	NAME_NONE,
+	NAME_REQUIRED,
+	NAME_OPTIONAL
 };
 
 enum secid {
@@ -84,13 +100,16 @@ enum secid {
 	SEC_SMTP,
 	SEC_STAGE,
 	SEC_TEST,
+	SEC_RUN,
+	SEC_PROMOTE,
+	SEC_MAILMAP,
 	SEC_COUNT
 };
 
 struct section {
 	const char *name;
 	enum secid id;
-	bool named; /* [name "sub"]: one object per subsection */
+	enum naming named; /* [name "sub"]: one object per subsection */
 	const struct key *keys;
 	size_t nkeys;
 };
@@ -100,91 +119,164 @@ static const char *const tls_values[] = { "required", "try", "never", NULL };
 static const char *const conflict_values[] = { "keep", "drop", NULL };
 static const char *const mode_values[] = { "stack", "patch", "series", NULL };
 static const char *const failure_values[] = { "report", "drop", NULL };
+static const char *const forward_values[] = { "series", "pull", NULL };
+static const char *const sandbox_values[] = { "none", "bwrap", NULL };
 
 #define C(f) offsetof(struct config, f)
 #define P(f) offsetof(struct conf_project, f)
 #define M(f) offsetof(struct conf_maintainer, f)
 #define T(f) offsetof(struct conf_tree, f)
 #define S(f) offsetof(struct conf_source, f)
+#define PR(f) offsetof(struct conf_promote, f)
+#define CI(f) offsetof(struct conf_ci, f)
+/* Integer and size keys: the range, then the unit for messages. */
+#define RANGE(lo, hi, unit) NULL, lo, hi, unit
+#define NORANGE 0, 0, NULL
+#define GIB (1024LL * 1024 * 1024)
 
 static const struct key core_keys[] = {
-	{ "database", KT_STR, C(database), true, KC_ANY, NULL },
+	{ "database", KT_STR, C(database), true, KC_ANY, NULL, NORANGE },
 };
 static const struct key bot_keys[] = {
-	{ "address", KT_STR, C(bot_address), false, KC_EMAIL, NULL },
-	{ "url", KT_STR, C(bot_url), false, KC_HTTP, NULL },
-	{ "command-prefix", KT_STR, C(command_prefix), false, KC_PREFIX, NULL },
-	{ "templates", KT_STR, C(templates), false, KC_ANY, NULL },
+	{ "address", KT_STR, C(bot_address), false, KC_EMAIL, NULL, NORANGE },
+	{ "url", KT_STR, C(bot_url), false, KC_HTTP, NULL, NORANGE },
+	{ "command-prefix", KT_STR, C(command_prefix), false, KC_PREFIX, NULL,
+	    NORANGE },
+	{ "templates", KT_STR, C(templates), false, KC_ANY, NULL, NORANGE },
 };
 static const struct key project_keys[] = {
-	{ "list", KT_STR, P(list), true, KC_EMAIL, NULL },
-	{ "archive", KT_STR, P(archive), false, KC_ARCHIVE, NULL },
-	{ "upstream", KT_STR, P(upstream), false, KC_ANY, NULL },
-	{ "branch", KT_STR, P(branch), false, KC_ANY, NULL },
-	{ "staging", KT_STR, P(staging), false, KC_ANY, NULL },
-	{ "push", KT_STR, P(push), false, KC_ANY, NULL },
-	{ "cc-list", KT_BOOL, P(cc_list), false, KC_ANY, NULL },
+	{ "list", KT_STR, P(list), true, KC_EMAIL, NULL, NORANGE },
+	{ "archive", KT_STR, P(archive), false, KC_ARCHIVE, NULL, NORANGE },
+	{ "upstream", KT_STR, P(upstream), false, KC_ANY, NULL, NORANGE },
+	{ "branch", KT_STR, P(branch), false, KC_ANY, NULL, NORANGE },
+	{ "staging", KT_STR, P(staging), false, KC_ANY, NULL, NORANGE },
+	{ "push", KT_STR, P(push), false, KC_ANY, NULL, NORANGE },
+	{ "cc-list", KT_BOOL, P(cc_list), false, KC_ANY, NULL, NORANGE },
+	{ "forward", KT_ENUM, P(forward), false, KC_ANY, forward_values,
+	    NORANGE },
+	{ "forward-to", KT_STR, P(forward_to), false, KC_EMAIL, NULL, NORANGE },
+	{ "forward-cc", KT_LIST, P(forward_cc), false, KC_EMAIL, NULL,
+	    NORANGE },
 };
 static const struct key maintainer_keys[] = {
-	{ "email", KT_STR, M(email), true, KC_EMAIL, NULL },
-	{ "project", KT_STR, M(project), false, KC_PROJECT, NULL },
-	{ "path", KT_LIST, 0, false, KC_ANY, NULL },
+	{ "email", KT_STR, M(email), true, KC_EMAIL, NULL, NORANGE },
+	{ "project", KT_STR, M(project), false, KC_PROJECT, NULL, NORANGE },
+	{ "path", KT_LIST, M(paths), false, KC_ANY, NULL, NORANGE },
 };
 static const struct key tree_keys[] = {
-	{ "url", KT_STR, T(url), true, KC_ANY, NULL },
-	{ "branch", KT_STR, T(branch), false, KC_ANY, NULL },
-	{ "project", KT_STR, T(project), false, KC_PROJECT, NULL },
+	{ "url", KT_STR, T(url), true, KC_ANY, NULL, NORANGE },
+	{ "branch", KT_STR, T(branch), false, KC_ANY, NULL, NORANGE },
+	{ "project", KT_STR, T(project), false, KC_PROJECT, NULL, NORANGE },
+	{ "owner", KT_STR, T(owner), false, KC_EMAIL, NULL, NORANGE },
 };
 static const struct key ci_keys[] = {
-	{ "email", KT_STR, offsetof(struct conf_ci, email), true, KC_EMAIL,
-	    NULL },
+	{ "email", KT_STR, CI(email), true, KC_EMAIL, NULL, NORANGE },
+	{ "token-file", KT_STR, CI(token_file), false, KC_ANY, NULL, NORANGE },
 };
 static const struct key source_keys[] = {
-	{ "imap", KT_STR, S(imap), true, KC_IMAP, NULL },
-	{ "password-file", KT_STR, S(password_file), false, KC_ANY, NULL },
-	{ "ca-file", KT_STR, S(ca_file), false, KC_ANY, NULL },
-	{ "pin-sha256", KT_STR, S(pin_sha256), false, KC_PIN, NULL },
-	{ "project", KT_STR, S(project), false, KC_PROJECT, NULL },
+	{ "imap", KT_STR, S(imap), false, KC_IMAP, NULL, NORANGE },
+	{ "public-inbox", KT_STR, S(public_inbox), false, KC_SOURCE, NULL,
+	    NORANGE },
+	{ "maildir", KT_STR, S(maildir), false, KC_ANY, NULL, NORANGE },
+	{ "password-file", KT_STR, S(password_file), false, KC_ANY, NULL,
+	    NORANGE },
+	{ "ca-file", KT_STR, S(ca_file), false, KC_ANY, NULL, NORANGE },
+	{ "pin-sha256", KT_STR, S(pin_sha256), false, KC_PIN, NULL, NORANGE },
+	{ "project", KT_STR, S(project), false, KC_PROJECT, NULL, NORANGE },
+	{ "seen", KT_STR, S(seen), false, KC_SEEN, NULL, NORANGE },
+	{ "interval", KT_INT, S(interval), false, KC_ANY,
+	    RANGE(1, 24 * 3600, "seconds") },
 };
 static const struct key auth_keys[] = {
-	{ "authserv-id", KT_STR, C(auth_authserv_id), false, KC_ANY, NULL },
-	{ "require", KT_ENUM, C(auth_require), false, KC_ANY, auth_values },
+	{ "authserv-id", KT_STR, C(auth_authserv_id), false, KC_ANY, NULL,
+	    NORANGE },
+	{ "require", KT_ENUM, C(auth_require), false, KC_ANY, auth_values,
+	    NORANGE },
 };
 static const struct key smtp_keys[] = {
-	{ "url", KT_STR, C(smtp_url), false, KC_SMTP, NULL },
-	{ "starttls", KT_ENUM, C(smtp_starttls), false, KC_ANY, tls_values },
-	{ "ca-file", KT_STR, C(smtp_ca_file), false, KC_ANY, NULL },
-	{ "pin-sha256", KT_STR, C(smtp_pin_sha256), false, KC_PIN, NULL },
-	{ "user", KT_STR, C(smtp_user), false, KC_ANY, NULL },
-	{ "password-file", KT_STR, C(smtp_password_file), false, KC_ANY, NULL },
+	{ "url", KT_STR, C(smtp_url), false, KC_SMTP, NULL, NORANGE },
+	{ "starttls", KT_ENUM, C(smtp_starttls), false, KC_ANY, tls_values,
+	    NORANGE },
+	{ "ca-file", KT_STR, C(smtp_ca_file), false, KC_ANY, NULL, NORANGE },
+	{ "pin-sha256", KT_STR, C(smtp_pin_sha256), false, KC_PIN, NULL,
+	    NORANGE },
+	{ "user", KT_STR, C(smtp_user), false, KC_ANY, NULL, NORANGE },
+	{ "password-file", KT_STR, C(smtp_password_file), false, KC_ANY, NULL,
+	    NORANGE },
 };
 static const struct key stage_keys[] = {
 	{ "on-conflict", KT_ENUM, C(stage_on_conflict), false, KC_ANY,
-	    conflict_values },
+	    conflict_values, NORANGE },
 };
 static const struct key test_keys[] = {
-	{ "command", KT_STR, C(test_command), false, KC_TEXT, NULL },
-	{ "timeout", KT_INT, C(test_timeout), false, KC_ANY, NULL },
-	{ "mode", KT_ENUM, C(test_mode), false, KC_ANY, mode_values },
+	{ "command", KT_STR, C(test_command), false, KC_TEXT, NULL, NORANGE },
+	{ "timeout", KT_INT, C(test_timeout), false, KC_ANY,
+	    RANGE(1, WEEK, "seconds") },
+	{ "mode", KT_ENUM, C(test_mode), false, KC_ANY, mode_values, NORANGE },
 	{ "on-failure", KT_ENUM, C(test_on_failure), false, KC_ANY,
-	    failure_values },
+	    failure_values, NORANGE },
+	{ "jobs", KT_INT, C(test_jobs), false, KC_ANY, RANGE(1, 64, NULL) },
+	{ "output-cap", KT_SIZE, C(test_output_cap), false, KC_ANY,
+	    RANGE(4096, GIB, NULL) },
+	{ "cpu", KT_INT, C(test_cpu), false, KC_ANY,
+	    RANGE(1, WEEK, "seconds") },
+	{ "memory", KT_SIZE, C(test_memory), false, KC_ANY,
+	    RANGE(16 * 1024 * 1024, 1024 * GIB, NULL) },
+	{ "files", KT_INT, C(test_files), false, KC_ANY,
+	    RANGE(16, 1048576, NULL) },
+	{ "processes", KT_INT, C(test_processes), false, KC_ANY,
+	    RANGE(1, 1048576, NULL) },
+	{ "sandbox", KT_ENUM, C(test_sandbox), false, KC_ANY, sandbox_values,
+	    NORANGE },
+};
+static const struct key run_keys[] = {
+	{ "upstream-interval", KT_INT, C(run_upstream_interval), false, KC_ANY,
+	    RANGE(1, WEEK, "seconds") },
+	{ "rebuild-delay", KT_INT, C(run_rebuild_delay), false, KC_ANY,
+	    RANGE(0, 24 * 3600, "seconds") },
+	{ "send-interval", KT_INT, C(run_send_interval), false, KC_ANY,
+	    RANGE(1, 24 * 3600, "seconds") },
+	{ "gc-interval", KT_INT, C(run_gc_interval), false, KC_ANY,
+	    RANGE(3600, 365 * 24 * 3600, "seconds") },
+};
+/* Bit i of conf_promote.set is key i here: keep the order. */
+static const struct key promote_keys[] = {
+	{ "min-days", KT_INT, PR(min_days), false, KC_ANY,
+	    RANGE(0, 3650, "days") },
+	{ "min-reviews", KT_INT, PR(min_reviews), false, KC_ANY,
+	    RANGE(0, 100, NULL) },
+	{ "require-test", KT_BOOL, PR(require_test), false, KC_ANY, NULL,
+	    NORANGE },
+	{ "per-patch", KT_BOOL, PR(per_patch), false, KC_ANY, NULL, NORANGE },
+};
+static const struct key mailmap_keys[] = {
+	{ "alias", KT_LIST, C(mailmap), false, KC_MAILMAP, NULL, NORANGE },
 };
 
 #define KEYS(k) k, sizeof(k) / sizeof(k[0])
 
+/* In enum secid order, which is also the order config_write() uses. */
 static const struct section sections[] = {
-	{ "core", SEC_CORE, false, KEYS(core_keys) },
-	{ "bot", SEC_BOT, false, KEYS(bot_keys) },
-	{ "project", SEC_PROJECT, true, KEYS(project_keys) },
-	{ "maintainer", SEC_MAINTAINER, true, KEYS(maintainer_keys) },
-	{ "tree", SEC_TREE, true, KEYS(tree_keys) },
-	{ "ci", SEC_CI, true, KEYS(ci_keys) },
-	{ "source", SEC_SOURCE, true, KEYS(source_keys) },
-	{ "auth", SEC_AUTH, false, KEYS(auth_keys) },
-	{ "smtp", SEC_SMTP, false, KEYS(smtp_keys) },
-	{ "stage", SEC_STAGE, false, KEYS(stage_keys) },
-	{ "test", SEC_TEST, false, KEYS(test_keys) },
+	{ "core", SEC_CORE, NAME_NONE, KEYS(core_keys) },
+	{ "bot", SEC_BOT, NAME_NONE, KEYS(bot_keys) },
+	{ "project", SEC_PROJECT, NAME_REQUIRED, KEYS(project_keys) },
+	{ "maintainer", SEC_MAINTAINER, NAME_REQUIRED, KEYS(maintainer_keys) },
+	{ "tree", SEC_TREE, NAME_REQUIRED, KEYS(tree_keys) },
+	{ "ci", SEC_CI, NAME_REQUIRED, KEYS(ci_keys) },
+	{ "source", SEC_SOURCE, NAME_REQUIRED, KEYS(source_keys) },
+	{ "auth", SEC_AUTH, NAME_NONE, KEYS(auth_keys) },
+	{ "smtp", SEC_SMTP, NAME_NONE, KEYS(smtp_keys) },
+	{ "stage", SEC_STAGE, NAME_NONE, KEYS(stage_keys) },
+	{ "test", SEC_TEST, NAME_NONE, KEYS(test_keys) },
+	{ "run", SEC_RUN, NAME_NONE, KEYS(run_keys) },
+	{ "promote", SEC_PROMOTE, NAME_OPTIONAL, KEYS(promote_keys) },
+	{ "mailmap", SEC_MAILMAP, NAME_NONE, KEYS(mailmap_keys) },
 };
+#define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
+_Static_assert(NSECTIONS == SEC_COUNT, "a section per secid");
+_Static_assert(
+    sizeof(promote_keys) / sizeof(promote_keys[0]) <= sizeof(unsigned) * 8,
+    "conf_promote.set holds a bit per key");
 
 static const size_t obj_size[SEC_COUNT] = {
 	[SEC_PROJECT] = sizeof(struct conf_project),
@@ -192,10 +284,12 @@ static const size_t obj_size[SEC_COUNT] = {
 	[SEC_TREE] = sizeof(struct conf_tree),
 	[SEC_CI] = sizeof(struct conf_ci),
 	[SEC_SOURCE] = sizeof(struct conf_source),
+	[SEC_PROMOTE] = sizeof(struct conf_promote),
 };
 
 struct strnode {
 	const char *s;
+	size_t key; /* index of its KT_LIST key in the section */
 	struct strnode *next;
 };
 
@@ -204,10 +298,9 @@ struct item {
 	const struct section *sec;
 	const char *name; /* subsection, NULL for global sections */
 	int line; /* its first header */
-	int set[KEYS_MAX]; /* line where each key was set, 0: unset */
+	int *set; /* per key of the section: line where set, 0: unset */
 	void *obj;
-	struct strnode *paths, **ptail;
-	size_t npaths;
+	struct strnode *lists, **ltail; /* KT_LIST values, file order */
 	struct item *next; /* in file order */
 	struct item *hnext; /* hash chain */
 };
@@ -528,12 +621,13 @@ hash_name(enum secid id, const char *s)
 	return h % HASH_SIZE;
 }
 
+/* name NULL: the section's one unnamed object. */
 static struct item *
 item_find(struct parser *ps, const struct section *sec, const char *name)
 {
 	struct item *it;
 
-	if (!sec->named)
+	if (name == NULL)
 		return ps->global[sec->id];
 	for (it = ps->hash[hash_name(sec->id, name)]; it; it = it->hnext)
 		if (it->sec == sec && strcmp(it->name, name) == 0)
@@ -551,7 +645,25 @@ defaults_named(const struct section *sec, void *obj)
 		p->cc_list = true;
 	} else if (sec->id == SEC_TREE) {
 		((struct conf_tree *)obj)->branch = "master";
+	} else if (sec->id == SEC_SOURCE) {
+		((struct conf_source *)obj)->seen = "leave";
+		((struct conf_source *)obj)->interval = 60;
+	} else if (sec->id == SEC_PROMOTE) {
+		struct conf_promote *pr = obj;
+
+		pr->min_days = 7;
+		pr->min_reviews = 1;
+		pr->require_test = true;
 	}
+}
+
+/* The object an unnamed section's keys are stored into. */
+static void *
+global_obj(struct parser *ps, const struct section *sec)
+{
+	if (sec->id == SEC_PROMOTE)
+		return &ps->c->promote;
+	return ps->c;
 }
 
 static struct item *
@@ -566,8 +678,9 @@ item_open(
 	it = arena_zalloc(ps->a, sizeof(*it));
 	it->sec = sec;
 	it->line = line;
-	it->ptail = &it->paths;
-	if (sec->named) {
+	it->set = arena_zalloc(ps->a, sizeof(*it->set) * sec->nkeys);
+	it->ltail = &it->lists;
+	if (name != NULL) {
 		it->name = arena_strdup(ps->a, name);
 		it->obj = arena_zalloc(ps->a, obj_size[sec->id]);
 		/* Every named struct starts with its name. */
@@ -577,7 +690,7 @@ item_open(
 		it->hnext = ps->hash[h];
 		ps->hash[h] = it;
 	} else {
-		it->obj = ps->c;
+		it->obj = global_obj(ps, sec);
 		ps->global[sec->id] = it;
 	}
 	*ps->itail = it;
@@ -609,19 +722,19 @@ section_enter(struct parser *ps, const char *name, const char *sub,
 
 	ps->cur = NULL;
 	ps->cur_bad = true;
-	for (i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+	for (i = 0; i < NSECTIONS; i++)
 		if (strcmp(sections[i].name, name) == 0)
 			break;
-	if (i == sizeof(sections) / sizeof(sections[0])) {
+	if (i == NSECTIONS) {
 		perr(ps, line, "unknown section '%s'", show(ps, name));
 		return;
 	}
-	if (sections[i].named && !has_sub) {
+	if (sections[i].named == NAME_REQUIRED && !has_sub) {
 		perr(ps, line, "section '%s' needs a name: [%s \"NAME\"]", name,
 		    name);
 		return;
 	}
-	if (!sections[i].named && has_sub) {
+	if (sections[i].named == NAME_NONE && has_sub) {
 		perr(ps, line, "section '%s' takes no name", name);
 		return;
 	}
@@ -636,7 +749,7 @@ section_enter(struct parser *ps, const char *name, const char *sub,
 		    show(ps, sub));
 		return;
 	}
-	ps->cur = item_open(ps, &sections[i], sub, line);
+	ps->cur = item_open(ps, &sections[i], has_sub ? sub : NULL, line);
 	ps->cur_bad = false;
 }
 
@@ -807,6 +920,63 @@ pin_ok(const char *s)
 	return pin_norm(s, out) || pin_curl_ok(s);
 }
 
+/* A local path, or where a public-inbox is served over HTTP(S). */
+static bool
+source_ok(const char *s)
+{
+	if (strstr(s, "://") != NULL)
+		return http_ok(s);
+	return s[0] != '\0';
+}
+
+/* leave, flag, or move:FOLDER with a folder name that IMAP can carry. */
+static bool
+seen_ok(const char *s)
+{
+	if (strcmp(s, "leave") == 0 || strcmp(s, "flag") == 0)
+		return true;
+	if (strncmp(s, "move:", 5) != 0 || s[5] == '\0')
+		return false;
+	return strpbrk(s + 5, "\"\\*%") == NULL;
+}
+
+/*
+ * The addresses of a mailmap line, "[Name] <addr> [Name] <addr>", into
+ * addr[2] as views into s; false unless there are exactly two, each an
+ * address.
+ */
+static bool
+mailmap_split(const char *s, const char **addr, size_t *len)
+{
+	const char *open, *close;
+	char tmp[256];
+	int n = 0;
+
+	while ((open = strchr(s, '<')) != NULL) {
+		if ((close = strchr(open, '>')) == NULL || n == 2)
+			return false;
+		if ((size_t)(close - open - 1) >= sizeof(tmp))
+			return false;
+		memcpy(tmp, open + 1, (size_t)(close - open - 1));
+		tmp[close - open - 1] = '\0';
+		if (!email_ok(tmp))
+			return false;
+		addr[n] = open + 1;
+		len[n++] = (size_t)(close - open - 1);
+		s = close + 1;
+	}
+	return n == 2 && strchr(s, '>') == NULL;
+}
+
+static bool
+mailmap_ok(const char *s)
+{
+	const char *addr[2];
+	size_t len[2];
+
+	return mailmap_split(s, addr, len);
+}
+
 /* How each kind of string value is checked, and what it should be. */
 static const struct {
 	bool (*ok)(const char *);
@@ -825,6 +995,10 @@ static const struct {
 	[KC_PIN] = { pin_ok,
 	    "64 hex digits (colons allowed) or sha256//BASE64" },
 	[KC_PROJECT] = { NULL, "single-line text" },
+	[KC_SOURCE] = { source_ok, "a path or an http:// or https:// URL" },
+	[KC_SEEN] = { seen_ok, "leave, flag or move:FOLDER" },
+	[KC_MAILMAP] = { mailmap_ok,
+	    "two addresses as in .mailmap: [Name] <addr> [Name] <addr>" },
 };
 
 /* Check a string value; the stored form (normally v itself) or NULL. */
@@ -845,22 +1019,47 @@ check_str(struct parser *ps, const struct key *k, const char *v)
 static const char *const bool_values[] = { "false", "true", "no", "yes", "off",
 	"on", "0", "1", NULL };
 
-/* Decimal seconds, 1 to a week; no sign, no suffix. */
-static int
-parse_timeout(const char *v)
+/*
+ * A decimal number, with a k, M or G suffix (powers of 1024, as git's
+ * integer values) when suffixes is true, from lo to hi; false when it
+ * is not one.
+ */
+static bool
+parse_number(
+    const char *v, bool suffixes, long long lo, long long hi, long long *out)
 {
-	long n = 0;
+	long long n = 0, mul = 1;
 
-	if (*v == '\0')
-		return -1;
-	for (; *v; v++) {
-		if (!ascii_isdigit(*v))
-			return -1;
+	if (!ascii_isdigit(*v))
+		return false;
+	for (; ascii_isdigit(*v); v++) {
 		n = n * 10 + (*v - '0');
-		if (n > TIMEOUT_MAX)
-			return -1;
+		if (n > hi)
+			return false;
 	}
-	return n >= 1 ? (int)n : -1;
+	if (suffixes && *v != '\0' && v[1] == '\0') {
+		switch (ascii_tolower(*v)) {
+		case 'k':
+			mul = 1024;
+			break;
+		case 'm':
+			mul = 1024 * 1024;
+			break;
+		case 'g':
+			mul = 1024 * 1024 * 1024;
+			break;
+		default:
+			return false;
+		}
+		v++;
+	}
+	if (*v != '\0' || n > hi / mul)
+		return false;
+	n *= mul;
+	if (n < lo)
+		return false;
+	*out = n;
+	return true;
 }
 
 static int
@@ -904,6 +1103,7 @@ key_store(struct parser *ps, struct item *it, const struct key *k,
     const char *v, int line)
 {
 	const char *path = key_path(ps, it, k), *s;
+	long long ll;
 	bool b;
 	int i;
 
@@ -915,14 +1115,26 @@ key_store(struct parser *ps, struct item *it, const struct key *k,
 		store(it->obj, k, &b, sizeof(b));
 		return true;
 	case KT_INT:
-		if ((i = parse_timeout(v)) < 0) {
+		if (!parse_number(v, false, k->lo, k->hi, &ll)) {
 			perr(ps, line,
-			    "bad value '%s' for '%s': expected a number of "
-			    "seconds from 1 to %d",
-			    show(ps, v), path, TIMEOUT_MAX);
+			    "bad value '%s' for '%s': expected a number%s%s "
+			    "from %lld to %lld",
+			    show(ps, v), path, k->unit ? " of " : "",
+			    k->unit ? k->unit : "", k->lo, k->hi);
 			return false;
 		}
+		i = (int)ll;
 		store(it->obj, k, &i, sizeof(i));
+		return true;
+	case KT_SIZE:
+		if (!parse_number(v, true, k->lo, k->hi, &ll)) {
+			perr(ps, line,
+			    "bad value '%s' for '%s': expected a size in bytes "
+			    "(k, M or G suffix) from %lld to %lld",
+			    show(ps, v), path, k->lo, k->hi);
+			return false;
+		}
+		store(it->obj, k, &ll, sizeof(ll));
 		return true;
 	case KT_ENUM:
 		if ((i = parse_enum(k->enums, v)) < 0) {
@@ -945,9 +1157,9 @@ key_store(struct parser *ps, struct item *it, const struct key *k,
 			struct strnode *sn = arena_zalloc(ps->a, sizeof(*sn));
 
 			sn->s = s;
-			*it->ptail = sn;
-			it->ptail = &sn->next;
-			it->npaths++;
+			sn->key = (size_t)(k - it->sec->keys);
+			*it->ltail = sn;
+			it->ltail = &sn->next;
 		}
 		return true;
 	}
@@ -1098,6 +1310,7 @@ project_ref(const struct item *it)
 	}
 }
 
+/* The index of a key of a section, or KEY_NONE. */
 static size_t
 key_index(const struct section *sec, const char *name)
 {
@@ -1106,7 +1319,49 @@ key_index(const struct section *sec, const char *name)
 	for (i = 0; i < sec->nkeys; i++)
 		if (strcmp(sec->keys[i].name, name) == 0)
 			return i;
-	return 0;
+	return KEY_NONE;
+}
+
+/* The line where a key of an item was set, 0 when it was not. */
+static int
+key_line(const struct item *it, const char *name)
+{
+	size_t i;
+
+	if (it == NULL || (i = key_index(it->sec, name)) == KEY_NONE)
+		return 0;
+	return it->set[i];
+}
+
+/* A source reads from exactly one place; IMAP-only keys need IMAP. */
+static void
+check_source(struct parser *ps, const struct item *it)
+{
+	const struct conf_source *src = it->obj;
+	static const char *const imap_only[] = { "password-file", "ca-file",
+		"pin-sha256", "seen", NULL };
+	int kinds = (src->imap != NULL) + (src->public_inbox != NULL) +
+	    (src->maildir != NULL);
+	size_t i;
+	int line;
+
+	if (kinds == 0 && key_line(it, "imap") == 0 &&
+	    key_line(it, "public-inbox") == 0 && key_line(it, "maildir") == 0)
+		perr(ps, it->line,
+		    "source '%s' needs one of imap, public-inbox or maildir",
+		    show(ps, it->name));
+	if (kinds > 1)
+		perr(ps, it->line,
+		    "source '%s' has more than one of imap, public-inbox and "
+		    "maildir",
+		    show(ps, it->name));
+	if (src->imap != NULL || kinds != 1)
+		return;
+	for (i = 0; imap_only[i]; i++)
+		if ((line = key_line(it, imap_only[i])) != 0)
+			perr(ps, line,
+			    "source.%s.%s applies to imap sources only",
+			    show(ps, it->name), imap_only[i]);
 }
 
 /* What can only be judged once the whole file is read. */
@@ -1117,10 +1372,17 @@ check_file(struct parser *ps)
 	struct item *it, *smtp = ps->global[SEC_SMTP];
 	size_t i, nprojects = 0;
 	const char *ref;
+	int line;
 
 	for (it = ps->items; it; it = it->next) {
 		if (it->sec->id == SEC_PROJECT)
 			nprojects++;
+		if (it->sec->id == SEC_SOURCE)
+			check_source(ps, it);
+		if (it->sec->id == SEC_PROMOTE && it->name != NULL &&
+		    item_find(ps, proj, it->name) == NULL)
+			perr(ps, it->line, "promote '%s' names unknown project",
+			    show(ps, it->name));
 		for (i = 0; i < it->sec->nkeys; i++) {
 			const struct key *k = &it->sec->keys[i];
 
@@ -1142,13 +1404,55 @@ check_file(struct parser *ps)
 		perr(ps, 0,
 		    "no project: at least one [project \"NAME\"] "
 		    "section with its list is required");
-	if (smtp != NULL && (i = key_index(smtp->sec, "starttls")) &&
-	    smtp->set[i] != 0 &&
+	if ((line = key_line(smtp, "starttls")) != 0 &&
 	    (ps->c->smtp_url == NULL ||
 	        ascii_strnicmp(ps->c->smtp_url, "smtp://", 7) != 0))
-		perr(ps, smtp->set[i],
+		perr(ps, line,
 		    "smtp.starttls applies only to an smtp:// smtp.url "
 		    "(smtps:// is TLS from the start)");
+}
+
+/* Turn an item's KT_LIST values into the struct conf_list of each key. */
+static void
+lists_fill(struct parser *ps, struct item *it)
+{
+	size_t i, j;
+	struct strnode *sn;
+
+	for (i = 0; i < it->sec->nkeys; i++) {
+		const struct key *k = &it->sec->keys[i];
+		struct conf_list *l;
+
+		if (k->type != KT_LIST)
+			continue;
+		l = (struct conf_list *)((char *)it->obj + k->off);
+		l->n = 0;
+		for (sn = it->lists; sn; sn = sn->next)
+			l->n += sn->key == i;
+		l->v = arena_zalloc(ps->a, sizeof(*l->v) * (l->n + 1));
+		j = 0;
+		for (sn = it->lists; sn; sn = sn->next)
+			if (sn->key == i)
+				l->v[j++] = sn->s;
+	}
+	if (it->sec->id == SEC_PROMOTE) {
+		struct conf_promote *pr = it->obj;
+
+		pr->present = true;
+		for (i = 0; i < it->sec->nkeys; i++)
+			if (it->set[i] != 0)
+				pr->set |= 1u << i;
+	}
+}
+
+/* Every list of every object filled (empty lists too). */
+static void
+lists_all(struct parser *ps)
+{
+	struct item *it;
+
+	for (it = ps->items; it; it = it->next)
+		lists_fill(ps, it);
 }
 
 /* Copy the named objects into arrays, in file order. */
@@ -1161,27 +1465,16 @@ collect(struct parser *ps, enum secid id, size_t *n)
 
 	*n = 0;
 	for (it = ps->items; it; it = it->next)
-		if (it->sec->id == id)
+		if (it->sec->id == id && it->name != NULL)
 			(*n)++;
 	if (*n == 0)
 		return NULL;
 	arr = arena_zalloc(ps->a, size * *n);
 	for (it = ps->items; it; it = it->next) {
-		if (it->sec->id != id)
+		if (it->sec->id != id || it->name == NULL)
 			continue;
 		if (id == SEC_PROJECT)
 			((struct conf_project *)it->obj)->line = it->line;
-		if (id == SEC_MAINTAINER) {
-			struct conf_maintainer *m = it->obj;
-			struct strnode *sn;
-			size_t j = 0;
-
-			m->paths = arena_zalloc(
-			    ps->a, sizeof(*m->paths) * (it->npaths + 1));
-			for (sn = it->paths; sn; sn = sn->next)
-				m->paths[j++] = sn->s;
-			m->npaths = it->npaths;
-		}
 		memcpy(arr + size * i++, it->obj, size);
 	}
 	return arr;
@@ -1216,6 +1509,8 @@ errors_sorted(struct parser *ps)
 	return out;
 }
 
+static const char *empty_list[] = { NULL };
+
 static void
 config_defaults(struct config *c, const char *file)
 {
@@ -1229,6 +1524,19 @@ config_defaults(struct config *c, const char *file)
 	c->test_timeout = 600;
 	c->test_mode = CONF_TEST_STACK;
 	c->test_on_failure = CONF_FAILURE_REPORT;
+	c->test_jobs = 1;
+	c->test_output_cap = 10 * 1024 * 1024;
+	c->test_cpu = 3600;
+	c->test_memory = 4 * GIB;
+	c->test_files = 1024;
+	c->test_processes = 256;
+	c->test_sandbox = CONF_SANDBOX_NONE;
+	c->run_upstream_interval = 3600;
+	c->run_rebuild_delay = 10;
+	c->run_send_interval = 60;
+	c->run_gc_interval = WEEK;
+	defaults_named(&sections[SEC_PROMOTE], &c->promote);
+	c->mailmap.v = empty_list;
 }
 
 enum err
@@ -1254,12 +1562,14 @@ config_parse(struct arena *a, const char *file, const char *text, size_t n,
 	} else {
 		lex_file(&ps);
 		check_file(&ps);
+		lists_all(&ps);
 		out->projects = collect(&ps, SEC_PROJECT, &out->nprojects);
 		out->maintainers =
 		    collect(&ps, SEC_MAINTAINER, &out->nmaintainers);
 		out->trees = collect(&ps, SEC_TREE, &out->ntrees);
 		out->cis = collect(&ps, SEC_CI, &out->ncis);
 		out->sources = collect(&ps, SEC_SOURCE, &out->nsources);
+		out->promotes = collect(&ps, SEC_PROMOTE, &out->npromotes);
 	}
 	buf_free(&ps.tmp);
 	*errs = NULL;
@@ -1281,4 +1591,301 @@ config_project(const struct config *c, const char *name)
 		if (strcmp(c->projects[i].name, name) == 0)
 			return &c->projects[i];
 	return NULL;
+}
+
+struct conf_promote
+config_promote(const struct config *c, const char *name)
+{
+	struct conf_promote r = c->promote;
+	size_t i, k;
+
+	r.name = name;
+	for (i = 0; name != NULL && i < c->npromotes; i++) {
+		const struct conf_promote *p = &c->promotes[i];
+
+		if (strcmp(p->name, name) != 0)
+			continue;
+		r.present = true;
+		for (k = 0; k < sizeof(promote_keys) / sizeof(promote_keys[0]);
+		     k++) {
+			const struct key *key = &promote_keys[k];
+			size_t n =
+			    key->type == KT_BOOL ? sizeof(bool) : sizeof(int);
+
+			if (p->set & (1u << k))
+				memcpy((char *)&r + key->off,
+				    (const char *)p + key->off, n);
+		}
+		r.set |= p->set;
+	}
+	return r;
+}
+
+/* Is the address (n bytes at a) equal to the string s, ignoring case? */
+static bool
+addr_eq(const char *a, size_t n, const char *s)
+{
+	return strlen(s) == n && ascii_strnicmp(a, s, n) == 0;
+}
+
+/*
+ * Two addresses of one person: the same ignoring case, or joined by a
+ * chain of [mailmap] alias lines.  The lines are few; a fixed point over
+ * them costs nothing next to the mail that asks.
+ */
+bool
+config_same_person(const struct config *c, const char *a, const char *b)
+{
+	bool *in, grew = true;
+	size_t i, n = c->mailmap.n;
+	bool same = false;
+
+	if (a == NULL || b == NULL)
+		return false;
+	if (ascii_stricmp(a, b) == 0)
+		return true;
+	if (n == 0)
+		return false;
+	in = calloc(n, sizeof(*in));
+	if (in == NULL)
+		return false;
+	/* in[i]: line i names an address of a's person. */
+	while (grew && !same) {
+		grew = false;
+		for (i = 0; i < n; i++) {
+			const char *ad[2];
+			size_t len[2], j, k;
+
+			if (in[i] || !mailmap_split(c->mailmap.v[i], ad, len))
+				continue;
+			for (j = 0; j < 2 && !in[i]; j++) {
+				if (addr_eq(ad[j], len[j], a))
+					in[i] = true;
+				for (k = 0; k < n && !in[i]; k++) {
+					const char *o[2];
+					size_t ol[2];
+
+					if (!in[k] ||
+					    !mailmap_split(
+					        c->mailmap.v[k], o, ol))
+						continue;
+					in[i] = (ol[0] == len[j] &&
+					            ascii_strnicmp(o[0], ad[j],
+					                len[j]) == 0) ||
+					    (ol[1] == len[j] &&
+					        ascii_strnicmp(
+					            o[1], ad[j], len[j]) == 0);
+				}
+			}
+			if (in[i]) {
+				grew = true;
+				same = same || addr_eq(ad[0], len[0], b) ||
+				    addr_eq(ad[1], len[1], b);
+			}
+		}
+	}
+	free(in);
+	return same;
+}
+
+/* A value as git-config reads it back: quoted when it must be. */
+static void
+write_value(struct buf *out, const char *v)
+{
+	size_t n = strlen(v);
+	bool quote = n == 0 || v[0] == ' ' || v[0] == '\t' || v[n - 1] == ' ' ||
+	    v[n - 1] == '\t' || strpbrk(v, "#;\"\\\n\t");
+
+	if (!quote) {
+		buf_adds(out, v);
+		return;
+	}
+	buf_addc(out, '"');
+	for (; *v; v++) {
+		if (*v == '"' || *v == '\\')
+			buf_addc(out, '\\'), buf_addc(out, *v);
+		else if (*v == '\n')
+			buf_adds(out, "\\n");
+		else if (*v == '\t')
+			buf_adds(out, "\\t");
+		else
+			buf_addc(out, *v);
+	}
+	buf_addc(out, '"');
+}
+
+static void
+write_size(struct buf *out, long long v)
+{
+	static const char suffix[] = "kMG";
+	int i = -1;
+
+	while (i < 2 && v != 0 && v % 1024 == 0)
+		v /= 1024, i++;
+	if (i >= 0)
+		buf_addf(out, "%lld%c", v, suffix[i]);
+	else
+		buf_addf(out, "%lld", v);
+}
+
+/* One key of an object; prefix is "\t" or "#\t" for a section not given. */
+static void
+write_key(
+    struct buf *out, const char *prefix, const struct key *k, const void *obj)
+{
+	const char *p = (const char *)obj + k->off;
+	const struct conf_list *l;
+	const char *s;
+	size_t i;
+	int v;
+
+	switch (k->type) {
+	case KT_STR:
+		memcpy(&s, p, sizeof(s));
+		if (s == NULL) {
+			buf_addf(out, "%s# %s is not set\n", prefix, k->name);
+			return;
+		}
+		buf_addf(out, "%s%s = ", prefix, k->name);
+		write_value(out, s);
+		break;
+	case KT_LIST:
+		l = (const struct conf_list *)(const void *)p;
+		if (l->n == 0)
+			buf_addf(out, "%s# %s is not set\n", prefix, k->name);
+		for (i = 0; i < l->n; i++) {
+			buf_addf(out, "%s%s = ", prefix, k->name);
+			write_value(out, l->v[i]);
+			buf_addc(out, '\n');
+		}
+		return;
+	case KT_BOOL:
+		buf_addf(out, "%s%s = %s", prefix, k->name,
+		    *(const bool *)(const void *)p ? "true" : "false");
+		break;
+	case KT_INT:
+		memcpy(&v, p, sizeof(v));
+		buf_addf(out, "%s%s = %d", prefix, k->name, v);
+		break;
+	case KT_SIZE: {
+		long long ll;
+
+		memcpy(&ll, p, sizeof(ll));
+		buf_addf(out, "%s%s = ", prefix, k->name);
+		write_size(out, ll);
+		break;
+	}
+	case KT_ENUM:
+		memcpy(&v, p, sizeof(v));
+		buf_addf(out, "%s%s = %s", prefix, k->name, k->enums[v]);
+		break;
+	}
+	buf_addc(out, '\n');
+}
+
+/*
+ * Keys that do not apply where they stand (starttls without an smtp://
+ * URL, IMAP keys of other sources) are written as comments: reading
+ * them would be an error.
+ */
+static bool
+key_applies(const struct section *sec, const struct key *k, const void *obj)
+{
+	if (sec->id == SEC_SMTP && strcmp(k->name, "starttls") == 0) {
+		const char *url = ((const struct config *)obj)->smtp_url;
+
+		return url != NULL && ascii_strnicmp(url, "smtp://", 7) == 0;
+	}
+	if (sec->id == SEC_SOURCE &&
+	    ((const struct conf_source *)obj)->imap == NULL)
+		return strcmp(k->name, "password-file") != 0 &&
+		    strcmp(k->name, "ca-file") != 0 &&
+		    strcmp(k->name, "pin-sha256") != 0 &&
+		    strcmp(k->name, "seen") != 0;
+	return true;
+}
+
+static void
+write_section(struct buf *out, const struct section *sec, const char *name,
+    const void *obj, bool given)
+{
+	const char *prefix = given ? "\t" : "#\t";
+	size_t i;
+
+	if (!given)
+		buf_addf(
+		    out, "# [%s] is not given; its defaults:\n", sec->name);
+	buf_addf(out, "%s[%s", given ? "" : "# ", sec->name);
+	if (name != NULL) {
+		/* A subsection is always quoted; only " and \ escaped. */
+		buf_adds(out, " \"");
+		for (; *name; name++) {
+			if (*name == '"' || *name == '\\')
+				buf_addc(out, '\\');
+			buf_addc(out, *name);
+		}
+		buf_addc(out, '"');
+	}
+	buf_adds(out, "]\n");
+	for (i = 0; i < sec->nkeys; i++)
+		write_key(out,
+		    key_applies(sec, &sec->keys[i], obj) ? prefix : "#\t",
+		    &sec->keys[i], obj);
+}
+
+/* The array of a named section's objects in a config, and its length. */
+static const void *
+named_objects(const struct config *c, enum secid id, size_t *n)
+{
+	switch (id) {
+	case SEC_PROJECT:
+		*n = c->nprojects;
+		return c->projects;
+	case SEC_MAINTAINER:
+		*n = c->nmaintainers;
+		return c->maintainers;
+	case SEC_TREE:
+		*n = c->ntrees;
+		return c->trees;
+	case SEC_CI:
+		*n = c->ncis;
+		return c->cis;
+	case SEC_SOURCE:
+		*n = c->nsources;
+		return c->sources;
+	case SEC_PROMOTE:
+		*n = c->npromotes;
+		return c->promotes;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+void
+config_write(const struct config *c, struct buf *out)
+{
+	size_t s, i, n;
+
+	for (s = 0; s < NSECTIONS; s++) {
+		const struct section *sec = &sections[s];
+		const char *arr;
+
+		if (sec->named != NAME_REQUIRED) {
+			if (sec->id == SEC_PROMOTE)
+				write_section(out, sec, NULL, &c->promote,
+				    c->promote.present);
+			else
+				write_section(out, sec, NULL, c, true);
+		}
+		if (sec->named == NAME_NONE)
+			continue;
+		arr = named_objects(c, sec->id, &n);
+		for (i = 0; i < n; i++) {
+			const void *obj = arr + i * obj_size[sec->id];
+
+			write_section(
+			    out, sec, *(const char *const *)obj, obj, true);
+		}
+	}
 }

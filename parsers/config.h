@@ -11,7 +11,8 @@
  * continues the line, values trimmed outside quotes.
  *
  * Stricter than git: a single-valued key given twice is an error (git
- * takes the last), only maintainer.path repeats; an empty value is an
+ * takes the last), only list keys (maintainer.path, project.forward-cc,
+ * mailmap.alias) repeat; an empty value is an
  * error; booleans are yes/no/on/off/true/false/1/0 and enum values are
  * matched ASCII case-insensitively; string values may hold no control
  * characters (test.command excepted).  man/bot.conf.5 has every key.
@@ -47,6 +48,20 @@ enum conf_failure {
 	CONF_FAILURE_REPORT,
 	CONF_FAILURE_DROP
 };
+enum conf_forward {
+	CONF_FORWARD_SERIES,
+	CONF_FORWARD_PULL
+};
+enum conf_sandbox {
+	CONF_SANDBOX_NONE,
+	CONF_SANDBOX_BWRAP
+};
+
+/* A repeatable key's values in file order; v[n] is NULL. */
+struct conf_list {
+	const char **v;
+	size_t n;
+};
 
 struct conf_project {
 	const char *name; /* the subsection */
@@ -57,6 +72,9 @@ struct conf_project {
 	const char *staging; /* bare repository path, or NULL */
 	const char *push; /* remote URL, or NULL */
 	bool cc_list; /* default true */
+	enum conf_forward forward; /* default series */
+	const char *forward_to; /* upstream address, or NULL: no forwarding */
+	struct conf_list forward_cc; /* "forward-cc", repeatable */
 	int line; /* where the section starts, for messages */
 };
 
@@ -64,8 +82,7 @@ struct conf_maintainer {
 	const char *name;
 	const char *email; /* required */
 	const char *project; /* NULL: every project */
-	const char **paths; /* "path" keys, repeatable; MAINTAINERS F: */
-	size_t npaths;
+	struct conf_list paths; /* "path" keys, repeatable; MAINTAINERS F: */
 };
 
 struct conf_tree {
@@ -73,16 +90,21 @@ struct conf_tree {
 	const char *url; /* required */
 	const char *branch; /* default "master" */
 	const char *project; /* NULL: every project */
+	const char *owner; /* told when the tree does not merge, or NULL */
 };
 
 struct conf_ci {
 	const char *name;
 	const char *email; /* required */
+	const char *token_file; /* POST /api/checks token, or NULL */
 };
 
+/* Exactly one of imap, public_inbox and maildir is set. */
 struct conf_source {
 	const char *name;
-	const char *imap; /* imap:// or imaps:// URL, required */
+	const char *imap; /* imap:// or imaps:// URL */
+	const char *public_inbox; /* a v2 archive: path or http(s) URL */
+	const char *maildir; /* a Maildir folder watched for new mail */
 	const char *password_file;
 	const char *ca_file;
 	const char *pin_sha256; /* SHA-256 of the server's public key:
@@ -90,6 +112,23 @@ struct conf_source {
 	                           dropped), or curl's "sha256//BASE64[;...]"
 	                           as written; NULL: no pin */
 	const char *project; /* NULL: by the mail's headers */
+	const char *seen; /* IMAP: "leave" (default), "flag", "move:FOLDER" */
+	int interval; /* seconds between polls, default 60 */
+};
+
+/*
+ * [promote] for every project, [promote "PROJECT"] overriding it key by
+ * key; config_promote() resolves them.  No section: nothing graduates
+ * by itself.
+ */
+struct conf_promote {
+	const char *name; /* the project, NULL for [promote] */
+	bool present; /* the section was given */
+	unsigned set; /* bit i: key i of the section was given */
+	int min_days; /* default 7 */
+	int min_reviews; /* default 1 */
+	bool require_test; /* default true */
+	bool per_patch; /* default false */
 };
 
 struct config {
@@ -109,6 +148,10 @@ struct config {
 	size_t ncis;
 	struct conf_source *sources;
 	size_t nsources;
+	struct conf_promote promote; /* [promote] */
+	struct conf_promote *promotes; /* [promote "PROJECT"] */
+	size_t npromotes;
+	struct conf_list mailmap; /* "[Name] <addr> [Name] <addr>" lines */
 	const char *auth_authserv_id;
 	enum conf_auth auth_require; /* default dkim */
 	const char *smtp_url; /* NULL: mail is queued, never sent */
@@ -122,6 +165,17 @@ struct config {
 	int test_timeout; /* seconds, 1 to 604800, default 600 */
 	enum conf_test_mode test_mode; /* default stack */
 	enum conf_failure test_on_failure; /* default report */
+	int test_jobs; /* runs at once, default 1 */
+	long long test_output_cap; /* bytes of log kept, default 10M */
+	int test_cpu; /* RLIMIT_CPU seconds, default 3600 */
+	long long test_memory; /* RLIMIT_AS bytes, default 4G */
+	int test_files; /* RLIMIT_NOFILE, default 1024 */
+	int test_processes; /* of the test's process group, default 256 */
+	enum conf_sandbox test_sandbox; /* default none */
+	int run_upstream_interval; /* seconds, default 3600 */
+	int run_rebuild_delay; /* seconds, default 10 */
+	int run_send_interval; /* seconds, default 60 */
+	int run_gc_interval; /* seconds, default a week */
 };
 
 struct config_error {
@@ -142,5 +196,25 @@ enum err config_parse(struct arena *a, const char *file, const char *text,
 /* The project called name, or NULL. */
 const struct conf_project *config_project(
     const struct config *c, const char *name);
+
+/*
+ * The promotion policy of a project: [promote "name"] over [promote]
+ * over the defaults.  present is false when neither section is given.
+ */
+struct conf_promote config_promote(const struct config *c, const char *name);
+
+/*
+ * Do two addresses belong to one person: equal ignoring ASCII case, or
+ * joined by a [mailmap] alias line (transitively)?
+ */
+bool config_same_person(const struct config *c, const char *a, const char *b);
+
+/*
+ * The effective configuration in git-config syntax, every key of every
+ * section present with its value or default; keys without a value and
+ * without a default are written as comments.  Parsing the output again
+ * gives the same configuration.
+ */
+void config_write(const struct config *c, struct buf *out);
 
 #endif

@@ -4,6 +4,7 @@
  * retried by the MTA.
  */
 #include "bot/cli/cli.h"
+#include "bot/cli/clipriv.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -29,15 +30,6 @@
 
 #define EXIT_TEMPFAIL 75
 
-struct cli {
-	const char *config_path;
-	struct arena *a;
-	struct config conf;
-	struct store *st;
-	int argc;
-	char **argv;
-};
-
 static const char usage_text[] =
     "usage: patchyard [-c bot.conf] [-v|-q] COMMAND [ARGS]\n"
     "\n"
@@ -56,23 +48,25 @@ static const char usage_text[] =
     "  state REF new|changes-requested|rejected\n"
     "  withdraw REF                  drop as withdrawn\n"
     "  send [--now]                  send the mail that is due\n"
-    "  rebuild | upstream            run one staging worker once\n";
+    "  rebuild | upstream            run one staging worker once\n"
+    "  config                        check the config, print it with "
+    "defaults\n";
 
-static int
-usage(void)
+int
+cli_usage(void)
 {
 	fputs(usage_text, stderr);
 	return 2;
 }
 
-static enum err
-load(struct cli *c)
+enum err
+cli_load(struct cli *c)
 {
 	return conf_load(c->a, conf_path(c->config_path), &c->conf);
 }
 
-static enum err
-open_db(struct cli *c, enum store_mode mode)
+enum err
+cli_open_db(struct cli *c, enum store_mode mode)
 {
 	return store_open(c->conf.database, mode, &c->st);
 }
@@ -83,8 +77,8 @@ cmd_init(struct cli *c)
 	size_t i;
 
 	if (c->argc != 1)
-		return usage();
-	if (load(c) != ERR_OK || open_db(c, STORE_CREATE) != ERR_OK)
+		return cli_usage();
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_CREATE) != ERR_OK)
 		return 1;
 	printf("patchyard: %s: database ready (schema %d)\n", c->conf.database,
 	    store_schema_version());
@@ -172,11 +166,11 @@ cmd_ingest(struct cli *c)
 		if (strcmp(c->argv[i], "--project") == 0 && i + 1 < c->argc)
 			project = c->argv[++i];
 		else
-			return usage();
+			return cli_usage();
 	}
 	/* A broken config or database is the operator's to fix; the MTA
 	 * keeps the mail meanwhile. */
-	if (load(c) != ERR_OK || open_db(c, STORE_CREATE) != ERR_OK)
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_CREATE) != ERR_OK)
 		return EXIT_TEMPFAIL;
 	if (read_stdin(&raw, LIMIT_MAIL_SIZE, &truncated) != ERR_OK) {
 		buf_free(&raw);
@@ -215,13 +209,13 @@ cmd_import(struct cli *c)
 		else if (strcmp(c->argv[i], "--mboxo") == 0)
 			o.mboxo = true;
 		else if (c->argv[i][0] == '-')
-			return usage();
+			return cli_usage();
 		else
 			c->argv[npaths++] = c->argv[i];
 	}
 	if (npaths == 0)
-		return usage();
-	if (load(c) != ERR_OK || open_db(c, STORE_CREATE) != ERR_OK)
+		return cli_usage();
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_CREATE) != ERR_OK)
 		return 1;
 	o.progress = isatty(STDERR_FILENO);
 	if (store_set_sync(c->st, STORE_SYNC_NORMAL) != ERR_OK ||
@@ -257,9 +251,9 @@ cmd_list(struct cli *c)
 		else if (strcmp(c->argv[i], "--state") == 0 && i + 1 < c->argc)
 			state = c->argv[++i];
 		else
-			return usage();
+			return cli_usage();
 	}
-	if (load(c) != ERR_OK || open_db(c, STORE_RO) != ERR_OK)
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
 	return show_list(c->st, state, json);
 }
@@ -277,11 +271,11 @@ cmd_show(struct cli *c)
 		else if (ref == NULL)
 			ref = c->argv[i];
 		else
-			return usage();
+			return cli_usage();
 	}
 	if (ref == NULL)
-		return usage();
-	if (load(c) != ERR_OK || open_db(c, STORE_RO) != ERR_OK)
+		return cli_usage();
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
 	return show_one(c->st, ref, json);
 }
@@ -290,8 +284,8 @@ static int
 cmd_am(struct cli *c)
 {
 	if (c->argc != 2)
-		return usage();
-	if (load(c) != ERR_OK || open_db(c, STORE_RO) != ERR_OK)
+		return cli_usage();
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
 	return am_write(c->st, &c->conf, c->argv[1], stdout);
 }
@@ -326,8 +320,8 @@ cmd_verb(struct cli *c)
 	enum err e;
 
 	if (c->argc < 2)
-		return usage();
-	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return cli_usage();
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
 	buf_addf(&line, "%s %s", c->conf.command_prefix, c->argv[0]);
 	for (i = 2; i < c->argc; i++)
@@ -383,9 +377,9 @@ cmd_send(struct cli *c)
 		if (strcmp(c->argv[i], "--now") == 0)
 			now = true;
 		else
-			return usage();
+			return cli_usage();
 	}
-	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
 	e = outbox_send(c->st, &c->conf, now, &sent, &failed, &waiting);
 	if (sent + failed + waiting)
@@ -402,8 +396,8 @@ cmd_worker(struct cli *c)
 	enum err e;
 
 	if (c->argc != 1)
-		return usage();
-	if (load(c) != ERR_OK || open_db(c, STORE_RW) != ERR_OK)
+		return cli_usage();
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
 	if (strcmp(c->argv[0], "rebuild") == 0)
 		e = stage_rebuild(c->st, &c->conf);
@@ -431,6 +425,7 @@ static const struct subcommand {
 	{ "send", cmd_send },
 	{ "rebuild", cmd_worker },
 	{ "upstream", cmd_worker },
+	{ "config", cli_config_cmd },
 };
 
 int
@@ -458,10 +453,10 @@ cli_main(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		} else
-			return usage();
+			return cli_usage();
 	}
 	if (i >= argc)
-		return usage();
+		return cli_usage();
 	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {
 		if (strcmp(argv[i], commands[k].name) != 0)
 			continue;
@@ -474,5 +469,5 @@ cli_main(int argc, char **argv)
 		return rc;
 	}
 	fprintf(stderr, "patchyard: '%s' is not a command\n", argv[i]);
-	return usage();
+	return cli_usage();
 }

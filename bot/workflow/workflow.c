@@ -134,7 +134,7 @@ maintainer(struct workflow *w, const struct target *t, const char *email,
 		    (ms[i].project && strcmp(ms[i].project, t->project) != 0))
 			continue;
 		found = true;
-		all |= ms[i].npaths == 0;
+		all |= ms[i].paths.n == 0;
 	}
 	if (!found || all)
 		return found;
@@ -150,8 +150,9 @@ maintainer(struct workflow *w, const struct target *t, const char *email,
 				    (ms[i].project &&
 				        strcmp(ms[i].project, t->project) != 0))
 					continue;
-				for (f = 0; f < ms[i].npaths && !ok; f++)
-					ok = path_matches(ms[i].paths[f], file);
+				for (f = 0; f < ms[i].paths.n && !ok; f++)
+					ok = path_matches(
+					    ms[i].paths.v[f], file);
 			}
 			if (!ok && !strstr(buf_cstr(outside), file))
 				buf_addf(outside, "%s%s",

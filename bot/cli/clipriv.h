@@ -1,0 +1,36 @@
+/*
+ * What the files of bot/cli/ share: the state of one command-line run
+ * and its helpers.  Each group of subcommands lives in a file of its own
+ * (cli_<area>.c) and is listed in the table of cli.c.  Not for other
+ * rooms: they get what they need as arguments.
+ */
+#ifndef BOT_CLI_CLIPRIV_H
+#define BOT_CLI_CLIPRIV_H
+
+#include "parsers/config.h"
+#include "storage/store.h"
+#include "util/arena.h"
+#include "util/err.h"
+
+struct cli {
+	const char *config_path; /* -c, or NULL: the default */
+	struct arena *a; /* freed when the subcommand returns */
+	struct config conf; /* filled by cli_load() */
+	struct store *st; /* opened by cli_open_db(), closed after */
+	int argc; /* argv[0] is the subcommand's name */
+	char **argv;
+};
+
+/* Print the usage to stderr; returns 2, the usage exit status. */
+int cli_usage(void);
+
+/* Read the configuration (errors on stderr with file:line). */
+enum err cli_load(struct cli *c);
+
+/* Open the configured database in mode. */
+enum err cli_open_db(struct cli *c, enum store_mode mode);
+
+/* cli_config.c: `patchyard config`. */
+int cli_config_cmd(struct cli *c);
+
+#endif
