@@ -24,6 +24,7 @@
 #include "parsers/limits.h"
 #include "util/ascii.h"
 #include "util/utf8.h"
+#include "util/xalloc.h"
 
 #define LEX_EOF (-1)
 #define HASH_SIZE 1024
@@ -1812,9 +1813,12 @@ write_section(struct buf *out, const struct section *sec, const char *name,
 	const char *prefix = given ? "\t" : "#\t";
 	size_t i;
 
-	if (!given)
+	if (!given && name == NULL)
 		buf_addf(
 		    out, "# [%s] is not given; its defaults:\n", sec->name);
+	else if (!given)
+		buf_addf(
+		    out, "# no [%s] is given; the keys of one:\n", sec->name);
 	buf_addf(out, "%s[%s", given ? "" : "# ", sec->name);
 	if (name != NULL) {
 		/* A subsection is always quoted; only " and \ escaped. */
@@ -1862,6 +1866,21 @@ named_objects(const struct config *c, enum secid id, size_t *n)
 	}
 }
 
+/*
+ * A kind of named section the file has none of: its keys with their
+ * defaults, as comments, so that the output names every key there is
+ * (an operator reads it as the list of what could be set).
+ */
+static void
+write_skeleton(struct buf *out, const struct section *sec)
+{
+	void *obj = xcalloc(1, obj_size[sec->id]);
+
+	defaults_named(sec, obj);
+	write_section(out, sec, "NAME", obj, false);
+	free(obj);
+}
+
 void
 config_write(const struct config *c, struct buf *out)
 {
@@ -1881,6 +1900,8 @@ config_write(const struct config *c, struct buf *out)
 		if (sec->named == NAME_NONE)
 			continue;
 		arr = named_objects(c, sec->id, &n);
+		if (n == 0 && sec->named == NAME_REQUIRED)
+			write_skeleton(out, sec);
 		for (i = 0; i < n; i++) {
 			const void *obj = arr + i * obj_size[sec->id];
 

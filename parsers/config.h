@@ -212,8 +212,11 @@ bool config_same_person(const struct config *c, const char *a, const char *b);
 /*
  * The effective configuration in git-config syntax, every key of every
  * section present with its value or default; keys without a value and
- * without a default are written as comments.  Parsing the output again
- * gives the same configuration.
+ * without a default are written as comments, and so is each kind of
+ * section the file does not give (a [source "NAME"] with its keys and
+ * their defaults when there is no source), so that the output names
+ * every key of the schema.  Parsing the output again gives the same
+ * configuration.
  */
 void config_write(const struct config *c, struct buf *out);
 

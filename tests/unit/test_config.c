@@ -889,6 +889,10 @@ test_write_round_trip(void **state)
 		assert_non_null(strstr(buf_cstr(&w1), "min-days = "));
 		assert_non_null(strstr(buf_cstr(&w1), "alias"));
 		assert_non_null(strstr(buf_cstr(&w1), "\toutput-cap = "));
+		/* Named sections too, when the file has none of a kind. */
+		assert_non_null(strstr(buf_cstr(&w1), "interval = 60"));
+		assert_non_null(strstr(buf_cstr(&w1), "token-file"));
+		assert_non_null(strstr(buf_cstr(&w1), "owner"));
 		buf_free(&w1);
 		buf_free(&w2);
 		buf_free(&d1);
