@@ -1831,10 +1831,20 @@ write_section(struct buf *out, const struct section *sec, const char *name,
 		buf_addc(out, '"');
 	}
 	buf_adds(out, "]\n");
-	for (i = 0; i < sec->nkeys; i++)
+	for (i = 0; i < sec->nkeys; i++) {
+		/* [promote "P"] overrides [promote] key by key: a key it
+		 * does not give must stay unset, or it would hide the
+		 * value of [promote] with the default. */
+		if (sec->id == SEC_PROMOTE && name != NULL && given &&
+		    !(((const struct conf_promote *)obj)->set & (1u << i))) {
+			buf_addf(out, "\t# %s is taken from [promote]\n",
+			    sec->keys[i].name);
+			continue;
+		}
 		write_key(out,
 		    key_applies(sec, &sec->keys[i], obj) ? prefix : "#\t",
 		    &sec->keys[i], obj);
+	}
 }
 
 /* The array of a named section's objects in a config, and its length. */

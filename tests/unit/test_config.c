@@ -765,6 +765,25 @@ test_promote(void **state)
 	assert_int_equal(r.min_days, 3);
 	assert_int_equal(r.min_reviews, 2);
 	assert_false(r.per_patch);
+	/* Written out and read again, [promote "q"] still takes what it
+	 * does not give from [promote]. */
+	{
+		struct config c2;
+		struct config_error *errs;
+		struct buf w = BUF_INIT;
+		size_t nerrs;
+
+		config_write(&c, &w);
+		assert_int_equal(
+		    config_parse(a, "w", w.p, w.n, &c2, &errs, &nerrs), ERR_OK);
+		r = config_promote(&c2, "q");
+		assert_int_equal(r.min_days, 3);
+		assert_int_equal(r.min_reviews, 2);
+		assert_false(r.per_patch);
+		assert_non_null(strstr(
+		    buf_cstr(&w), "\t# min-reviews is taken from [promote]\n"));
+		buf_free(&w);
+	}
 	/* A project's own section alone turns the policy on for it only. */
 	parse_ok(a,
 	    HEAD "[project \"q\"]\n\tlist = q@example.org\n"
