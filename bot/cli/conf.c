@@ -68,6 +68,16 @@ rebase(struct arena *a, const char *dir, const char *p)
 	return out;
 }
 
+/* A repository or archive: a URL, an scp-like user@host:path, or a path
+ * (only the last is rebased). */
+static const char *
+rebase_repo(struct arena *a, const char *dir, const char *p)
+{
+	if (p == NULL || strstr(p, "://") || strchr(p, '@'))
+		return p;
+	return rebase(a, dir, p);
+}
+
 static void
 rebase_all(struct arena *a, const char *path, struct config *c)
 {
@@ -86,17 +96,20 @@ rebase_all(struct arena *a, const char *path, struct config *c)
 		struct conf_project *p = &c->projects[i];
 
 		p->staging = rebase(a, dir, p->staging);
-		if (p->upstream && p->upstream[0] != '/' &&
-		    !strstr(p->upstream, "://") && !strchr(p->upstream, '@'))
-			p->upstream = rebase(a, dir, p->upstream);
-		if (p->push && p->push[0] != '/' && !strstr(p->push, "://") &&
-		    !strchr(p->push, '@'))
-			p->push = rebase(a, dir, p->push);
+		p->upstream = rebase_repo(a, dir, p->upstream);
+		p->push = rebase_repo(a, dir, p->push);
 	}
+	for (i = 0; i < c->ntrees; i++)
+		c->trees[i].url = rebase_repo(a, dir, c->trees[i].url);
+	for (i = 0; i < c->ncis; i++)
+		c->cis[i].token_file = rebase(a, dir, c->cis[i].token_file);
 	for (i = 0; i < c->nsources; i++) {
-		c->sources[i].password_file =
-		    rebase(a, dir, c->sources[i].password_file);
-		c->sources[i].ca_file = rebase(a, dir, c->sources[i].ca_file);
+		struct conf_source *s = &c->sources[i];
+
+		s->public_inbox = rebase_repo(a, dir, s->public_inbox);
+		s->maildir = rebase(a, dir, s->maildir);
+		s->password_file = rebase(a, dir, s->password_file);
+		s->ca_file = rebase(a, dir, s->ca_file);
 	}
 }
 

@@ -12,8 +12,10 @@ const char *conf_path(const char *path);
 /*
  * Load path into *c (strings in the arena).  Every error is printed as
  * "file:line: message" on stderr.  Relative paths in the file (the
- * database, staging repositories, password files, the templates
- * directory) are taken relative to the directory of the config file.
+ * database, the templates directory, repositories given as paths,
+ * password, CA and token files, Maildir folders and local public-inbox
+ * archives) are taken relative to the directory of the config file.
+ * Nothing a key names is opened here: files are checked when used.
  */
 enum err conf_load(struct arena *a, const char *path, struct config *c);
 
