@@ -28,6 +28,8 @@ static const char *const tls_names[] = { "required", "try", "never" };
 static const char *const conflict_names[] = { "keep", "drop" };
 static const char *const mode_names[] = { "stack", "patch", "series" };
 static const char *const failure_names[] = { "report", "drop" };
+static const char *const forward_names[] = { "series", "pull" };
+static const char *const sandbox_names[] = { "none", "bwrap" };
 
 /* One "key = value" line; newlines and tabs escaped to keep one line. */
 static void
@@ -60,6 +62,51 @@ putf(struct buf *b, const char *sec, const char *name, const char *key,
 }
 
 static void
+putn(struct buf *b, const char *key, long long v)
+{
+	char n[32];
+
+	snprintf(n, sizeof(n), "%lld", v);
+	put(b, key, n);
+}
+
+static void
+putfn(struct buf *b, const char *sec, const char *name, const char *key,
+    long long v)
+{
+	char n[32];
+
+	snprintf(n, sizeof(n), "%lld", v);
+	putf(b, sec, name, key, n);
+}
+
+/* [promote] as "promote.KEY", [promote "P"] as "promote.P.KEY", as git
+ * names them. */
+static void
+put_promote(struct buf *b, const struct conf_promote *p)
+{
+	static const char *const keys[] = { "(present)", "(set)", "min-days",
+		"min-reviews", "require-test", "per-patch" };
+	char k[256], v[6][32];
+	size_t i;
+
+	snprintf(v[0], sizeof(v[0]), "%s", p->present ? "true" : "false");
+	snprintf(v[1], sizeof(v[1]), "%u", p->set);
+	snprintf(v[2], sizeof(v[2]), "%d", p->min_days);
+	snprintf(v[3], sizeof(v[3]), "%d", p->min_reviews);
+	snprintf(v[4], sizeof(v[4]), "%s", p->require_test ? "true" : "false");
+	snprintf(v[5], sizeof(v[5]), "%s", p->per_patch ? "true" : "false");
+	for (i = 0; i < 6; i++) {
+		if (p->name)
+			snprintf(
+			    k, sizeof(k), "promote.%s.%s", p->name, keys[i]);
+		else
+			snprintf(k, sizeof(k), "promote.%s", keys[i]);
+		put(b, k, v[i]);
+	}
+}
+
+static void
 dump_named(struct buf *b, const struct config *c)
 {
 	size_t i, j;
@@ -76,6 +123,11 @@ dump_named(struct buf *b, const struct config *c)
 		putf(b, f, p->name, "staging", p->staging);
 		putf(b, f, p->name, "push", p->push);
 		putf(b, f, p->name, "cc-list", p->cc_list ? "true" : "false");
+		putf(b, f, p->name, "forward", forward_names[p->forward]);
+		putf(b, f, p->name, "forward-to", p->forward_to);
+		for (j = 0; j < p->forward_cc.n; j++)
+			putf(b, f, p->name, "forward-cc", p->forward_cc.v[j]);
+		assert_null(p->forward_cc.v[p->forward_cc.n]);
 		snprintf(line, sizeof(line), "%d", p->line);
 		putf(b, f, p->name, "(line)", line);
 	}
@@ -93,19 +145,30 @@ dump_named(struct buf *b, const struct config *c)
 		putf(b, "tree", c->trees[i].name, "branch", c->trees[i].branch);
 		putf(b, "tree", c->trees[i].name, "project",
 		    c->trees[i].project);
+		putf(b, "tree", c->trees[i].name, "owner", c->trees[i].owner);
 	}
-	for (i = 0; i < c->ncis; i++)
+	for (i = 0; i < c->ncis; i++) {
 		putf(b, "ci", c->cis[i].name, "email", c->cis[i].email);
+		putf(b, "ci", c->cis[i].name, "token-file",
+		    c->cis[i].token_file);
+	}
 	for (i = 0; i < c->nsources; i++) {
 		const struct conf_source *s = &c->sources[i];
 		const char *f = "source";
 
 		putf(b, f, s->name, "imap", s->imap);
+		putf(b, f, s->name, "public-inbox", s->public_inbox);
+		putf(b, f, s->name, "maildir", s->maildir);
 		putf(b, f, s->name, "password-file", s->password_file);
 		putf(b, f, s->name, "ca-file", s->ca_file);
 		putf(b, f, s->name, "pin-sha256", s->pin_sha256);
 		putf(b, f, s->name, "project", s->project);
+		putf(b, f, s->name, "seen", s->seen);
+		putfn(b, f, s->name, "interval", s->interval);
 	}
+	put_promote(b, &c->promote);
+	for (i = 0; i < c->npromotes; i++)
+		put_promote(b, &c->promotes[i]);
 }
 
 /* Every field of a parsed config, one per line, for golden files. */
@@ -113,6 +176,7 @@ static void
 dump(struct buf *b, const struct config *c)
 {
 	char n[16];
+	size_t i;
 
 	put(b, "core.database", c->database);
 	put(b, "bot.address", c->bot_address);
@@ -134,6 +198,20 @@ dump(struct buf *b, const struct config *c)
 	put(b, "test.timeout", n);
 	put(b, "test.mode", mode_names[c->test_mode]);
 	put(b, "test.on-failure", failure_names[c->test_on_failure]);
+	putn(b, "test.jobs", c->test_jobs);
+	putn(b, "test.output-cap", c->test_output_cap);
+	putn(b, "test.cpu", c->test_cpu);
+	putn(b, "test.memory", c->test_memory);
+	putn(b, "test.files", c->test_files);
+	putn(b, "test.processes", c->test_processes);
+	put(b, "test.sandbox", sandbox_names[c->test_sandbox]);
+	putn(b, "run.upstream-interval", c->run_upstream_interval);
+	putn(b, "run.rebuild-delay", c->run_rebuild_delay);
+	putn(b, "run.send-interval", c->run_send_interval);
+	putn(b, "run.gc-interval", c->run_gc_interval);
+	for (i = 0; i < c->mailmap.n; i++)
+		put(b, "mailmap.alias", c->mailmap.v[i]);
+	assert_null(c->mailmap.v[c->mailmap.n]);
 }
 
 /* Parse a fixture; returns the dump or the error list, file:line: msg. */
@@ -171,7 +249,8 @@ run(const char *path, enum err *rc)
 	return buf_detach(&b, NULL);
 }
 
-/* Compare a fixture's result with <case>.expected beside it. */
+/* Compare a fixture's result with <case>.expected beside it
+ * (TU_WRITE_GOLDEN=1 rewrites the .expected file first). */
 static void
 golden(const char *name, enum err want)
 {
@@ -182,6 +261,8 @@ golden(const char *name, enum err want)
 	snprintf(conf, sizeof(conf), DIR "%s.conf", name);
 	snprintf(exp, sizeof(exp), DIR "%s.expected", name);
 	got = run(conf, &rc);
+	if (getenv("TU_WRITE_GOLDEN") != NULL)
+		tu_write_file(exp, got, strlen(got));
 	expected = tu_read_file(exp, NULL);
 	if (expected == NULL || strcmp(got, expected) != 0)
 		fprintf(stderr, "--- %s: got\n%s", name, got);
@@ -256,7 +337,8 @@ test_broken_nocore(void **state)
  */
 static const char *const converted[] = { ".cc-list", ".timeout", ".mode",
 	".require", ".starttls", ".on-conflict", ".on-failure", ".pin-sha256",
-	NULL };
+	".forward", ".output-cap", ".memory", ".sandbox", ".require-test",
+	".per-patch", NULL };
 
 static bool
 is_converted(const char *key)
