@@ -74,6 +74,28 @@ else
 	bad "config fails: $(cat "$T/err")"
 fi
 
+# bot.conf.example checks on any machine and names every key; a copy
+# with a bad key appended is refused with that key's file:line.
+ex="$TOP/bot.conf.example"
+if (cd "$T" && "$PATCHYARD" -c "$ex" config) >"$T/out" 2>"$T/err"; then
+	sed -n 's/^#\{0,1\}\t\([a-z][a-z0-9-]*\) = .*/\1/p' "$ex" | sort -u >"$T/keys"
+	[ "$(wc -l <"$T/keys")" -ge 50 ] || bad "only $(wc -l <"$T/keys") keys in the example"
+	while read -r k; do
+		grep -Eq "^#?	(# )?$k( = | is )" "$T/out" || bad "config does not print $k"
+	done <"$T/keys"
+else
+	bad "patchyard -c bot.conf.example config fails: $(cat "$T/err")"
+fi
+cp "$ex" "$T/copy.conf"
+printf '[smtp]\n\tno-such-key = 1\n' >>"$T/copy.conf"
+n=$(wc -l <"$T/copy.conf")
+"$PATCHYARD" -c "$T/copy.conf" config >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc = 1 ] || bad "the broken copy exits $rc, want 1"
+grep -q "^$T/copy.conf:$n: unknown key 'no-such-key' in section 'smtp'\$" "$T/err" ||
+	bad "the broken copy's error: $(cat "$T/err")"
+ok "bot.conf.example checks and names every key; a bad key is file:line"
+
 # Every error at once, each with file:line, exit 1, nothing on stdout.
 cat >"$T/broken.conf" <<'EOF'
 [core]

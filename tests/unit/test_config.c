@@ -1045,6 +1045,277 @@ test_man_page(void **state)
 	free(man);
 }
 
+/*
+ * bot.conf.example can never drift from the parser.  Its settings are
+ * "\tkey = value" lines in use and "#\tkey = value" and "#[section]" lines
+ * commented out; every other line is empty or an explanation starting
+ * with "# " (or "\t# " inside a section).  Only core.database and one
+ * project's list are in use.  The file must parse as it is and with
+ * every setting uncommented; it must name every key that config_write()
+ * names, which is every key of the schema; and a commented-out key
+ * that has a default must show that default.
+ */
+#define EXAMPLE "bot.conf.example"
+#define MAXLINES 1024
+
+struct exline {
+	char *text; /* without its newline */
+	bool setting, commented, header;
+	char sec[32]; /* the section it stands in, or is the header of */
+	char key[32]; /* a setting's key */
+	int hdr; /* the line of its section's header, -1 before any */
+};
+
+/* The word after *p made of letters, digits and '-', into out. */
+static void
+word(const char *p, char *out, size_t n)
+{
+	size_t i = 0;
+
+	while ((*p == '-' || (*p >= 'a' && *p <= 'z') ||
+	           (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) &&
+	    i + 1 < n)
+		out[i++] = *p++;
+	out[i] = '\0';
+}
+
+static size_t
+example_lines(char *text, struct exline *l)
+{
+	size_t n = 0;
+	char *line, *save = NULL;
+	int hdr = -1;
+	const char *sec = "";
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct exline *e = &l[n];
+		const char *p = line;
+
+		assert_true(n < MAXLINES);
+		memset(e, 0, sizeof(*e));
+		e->text = line;
+		e->commented = p[0] == '#' && (p[1] == '[' || p[1] == '\t');
+		if (e->commented)
+			p++;
+		if (p[0] == '[') {
+			e->header = true;
+			word(p + 1, e->sec, sizeof(e->sec));
+			hdr = (int)n;
+			sec = e->sec;
+		} else if (p[0] == '\t' && p[1] != '#') {
+			e->setting = true;
+			word(p + 1, e->key, sizeof(e->key));
+			assert_non_null(strstr(p, " = "));
+			snprintf(e->sec, sizeof(e->sec), "%s", sec);
+		} else if (!(p[0] == '#' && (p[1] == ' ' || p[1] == '\0')) &&
+		    !(p[0] == '\t' && p[1] == '#' && p[2] == ' ') &&
+		    p[0] != '\0') {
+			fail_msg(EXAMPLE ": not a setting, a header or an "
+			                 "explanation: '%s'",
+			    line);
+		}
+		e->hdr = hdr;
+		n++;
+	}
+	return n;
+}
+
+/* The example with every setting in use, but those of key in the
+ * section whose header is line hdr (none when key is NULL). */
+static char *
+example_uncommented(const struct exline *l, size_t n, int hdr, const char *key)
+{
+	struct buf b = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (key && l[i].setting && l[i].hdr == hdr &&
+		    strcmp(l[i].key, key) == 0)
+			continue;
+		buf_addf(&b, "%s\n", l[i].text + l[i].commented);
+	}
+	return buf_detach(&b, NULL);
+}
+
+static char *
+write_of(struct arena *a, const char *text)
+{
+	struct config c;
+	struct config_error *errs;
+	size_t nerrs;
+	struct buf w = BUF_INIT;
+
+	if (config_parse(a, EXAMPLE, text, strlen(text), &c, &errs, &nerrs) !=
+	    ERR_OK)
+		return NULL;
+	config_write(&c, &w);
+	return buf_detach(&w, NULL);
+}
+
+/* Is a line of config_write()'s output a section header, given or not? */
+static bool
+written_header(const char *line, size_t len)
+{
+	if (len > 2 && line[0] == '#' && line[1] == ' ')
+		line += 2, len -= 2;
+	return len > 1 && line[0] == '[' && line[len - 1] == ']';
+}
+
+/*
+ * The value config_write() gives key in the section headed exactly
+ * header, into out; false when it writes the key without a value (not
+ * set, taken from [promote]).  The key must be there.
+ */
+static bool
+written_value(
+    const char *w, const char *header, const char *key, char *out, size_t n)
+{
+	const char *p = w, *nl;
+	char want[64];
+	bool in = false;
+
+	snprintf(want, sizeof(want), "%s = ", key);
+	for (; *p; p = nl + 1) {
+		size_t len;
+
+		nl = strchr(p, '\n');
+		assert_non_null(nl);
+		len = (size_t)(nl - p);
+		if (written_header(p, len)) {
+			in = len == strlen(header) && !strncmp(p, header, len);
+			continue;
+		}
+		if (!in)
+			continue;
+		if (*p == '#')
+			p++;
+		if (*p++ != '\t')
+			continue;
+		if (!strncmp(p, want, strlen(want))) {
+			snprintf(out, n, "%.*s", (int)(nl - p - strlen(want)),
+			    p + strlen(want));
+			return true;
+		}
+		if (!strncmp(p, "# ", 2) && !strncmp(p + 2, key, strlen(key)) &&
+		    p[2 + strlen(key)] == ' ')
+			return false;
+	}
+	fail_msg("config_write() has no %s in %s", key, header);
+	return false;
+}
+
+/* Every (section, key) config_write() names, as "section.key" lines. */
+static char *
+written_keys(const char *w)
+{
+	struct buf b = BUF_INIT;
+	const char *p, *nl;
+	char sec[32] = "", key[32];
+
+	for (p = w; *p; p = nl + 1) {
+		const char *q = p;
+
+		nl = strchr(p, '\n');
+		assert_non_null(nl);
+		if (written_header(p, (size_t)(nl - p))) {
+			word(strchr(p, '[') + 1, sec, sizeof(sec));
+			continue;
+		}
+		if (*q == '#')
+			q++;
+		if (*q++ != '\t')
+			continue;
+		if (!strncmp(q, "# ", 2))
+			q += 2;
+		word(q, key, sizeof(key));
+		buf_addf(&b, "%s.%s\n", sec, key);
+	}
+	return buf_detach(&b, NULL);
+}
+
+static void
+test_example(void **state)
+{
+	struct arena *a = arena_new();
+	struct exline *l = calloc(MAXLINES, sizeof(*l));
+	char *text = tu_read_file(EXAMPLE, NULL), *all, *w, *keys, *k, *save;
+	char want[80], v1[256], v2[256];
+	size_t n, i, inuse = 0, named = 0, defaults = 0;
+
+	(void)state;
+	assert_non_null(text);
+	assert_non_null(l);
+	/* As it is: the minimal setup, nothing else in use. */
+	w = write_of(a, text);
+	if (w == NULL)
+		fail_msg(EXAMPLE " does not parse; run patchyard -c "
+		                 "bot.conf.example config");
+	free(w);
+	n = example_lines(text, l);
+	for (i = 0; i < n; i++) {
+		if (!l[i].setting || l[i].commented)
+			continue;
+		snprintf(want, sizeof(want), "%s.%s", l[i].sec, l[i].key);
+		assert_string_equal(
+		    want, inuse == 0 ? "core.database" : "project.list");
+		inuse++;
+	}
+	assert_int_equal(inuse, 2);
+	/* Everything in use: every key config_write() names is in it. */
+	all = example_uncommented(l, n, -1, NULL);
+	w = write_of(a, all);
+	if (w == NULL)
+		fail_msg(EXAMPLE " with every setting uncommented does not "
+		                 "parse");
+	keys = written_keys(w);
+	for (k = strtok_r(keys, "\n", &save); k;
+	     k = strtok_r(NULL, "\n", &save)) {
+		for (i = 0; i < n; i++) {
+			snprintf(
+			    want, sizeof(want), "%s.%s", l[i].sec, l[i].key);
+			if (l[i].setting && !strcmp(want, k))
+				break;
+		}
+		if (i == n)
+			fail_msg(EXAMPLE " lacks %s", k);
+		named++;
+	}
+	/* A commented-out key shows its default, when it has one. */
+	for (i = 0; i < n; i++) {
+		char *less, *w2;
+		const char *hdr;
+
+		if (!l[i].setting || !l[i].commented)
+			continue;
+		assert_true(l[i].hdr >= 0);
+		hdr = l[l[i].hdr].text + l[l[i].hdr].commented;
+		less = example_uncommented(l, n, l[i].hdr, l[i].key);
+		w2 = write_of(a, less);
+		/* NULL: a required key; it has no default to show. */
+		if (w2 && written_value(w2, hdr, l[i].key, v2, sizeof(v2))) {
+			assert_true(
+			    written_value(w, hdr, l[i].key, v1, sizeof(v1)));
+			if (strcmp(v1, v2) != 0)
+				fail_msg(EXAMPLE
+				    ": %s %s shows %s, its default "
+				    "is %s",
+				    hdr, l[i].key, v1, v2);
+			defaults++;
+		}
+		free(w2);
+		free(less);
+	}
+	assert_true(named >= 80);
+	assert_true(defaults >= 30); /* 31 today */
+	free(keys);
+	free(w);
+	free(all);
+	free(l);
+	free(text);
+	arena_free(a);
+}
+
 int
 main(void)
 {
@@ -1070,6 +1341,7 @@ main(void)
 		cmocka_unit_test(test_mailmap),
 		cmocka_unit_test(test_write_round_trip),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_example),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
