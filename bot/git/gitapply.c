@@ -1,7 +1,7 @@
 /*
  * Applying a patch to a tree in memory so that the trees equal what
  * `git am -3` makes: each file section's hunks applied to its blob as
- * git apply does (bot/githunk.c); when any file fails, every file goes
+ * git apply does (bot/git/githunk.c); when any file fails, every file goes
  * through a three-way merge: the patch applied to the blob its "index"
  * line names, merged with the current blob (git_merge_file), as git
  * am's fall_back_threeway does.  New files, deletions, renames, copies,

@@ -1,6 +1,6 @@
 /*
  * Applying one file section's hunks to a file's text, as git apply does
- * (bot/githunk.c says how): exact place first, then relocated by
+ * (bot/git/githunk.c says how): exact place first, then relocated by
  * searching for the context, nearest first, no fuzz.
  */
 #ifndef BOT_GITHUNK_H

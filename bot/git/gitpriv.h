@@ -1,6 +1,6 @@
 /*
- * Private to the bot/git*.c family: the insides of struct gitrepo and
- * the helpers its files share.  Nothing outside bot/git*.c includes this
+ * Private to the bot/git/ family: the insides of struct gitrepo and
+ * the helpers its files share.  Nothing outside bot/git/ includes this
  * header (it brings in <git2.h>, which make check-layers fences in).
  */
 #ifndef BOT_GITPRIV_H
@@ -67,7 +67,7 @@ enum err gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n);
 
 /*
  * Write the objects oids[0..n) (all readable through the odb) to disk as
- * one packfile without deltas or compression (bot/gitpack.c).
+ * one packfile without deltas or compression (bot/git/gitpack.c).
  */
 enum err gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n);
 

@@ -7,7 +7,7 @@
  * taken as they are, after checking that the commit we would write now
  * (same tree, same parent, same author, committer and message) hashes to
  * that very id; from the first changed position on, patches are applied
- * again, and there the blob cache of bot/gitapply.c saves the work for
+ * again, and there the blob cache of bot/git/gitapply.c saves the work for
  * files whose preimage did not change.
  */
 #include "bot/git/gitstage.h"

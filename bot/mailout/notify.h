@@ -1,7 +1,7 @@
 /*
  * Acknowledgments and transcripts (DESIGN.md §8): rendered from the
  * templates when their event happens, composed, and put in the outbox in
- * the caller's transaction.  Sending is bot/outbox.c's job.
+ * the caller's transaction.  Sending is bot/mailout/outbox.c's job.
  */
 #ifndef BOT_NOTIFY_H
 #define BOT_NOTIFY_H

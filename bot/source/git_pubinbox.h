@@ -2,7 +2,7 @@
  * public-inbox v2 archives for import: the epochs git/0.git, git/1.git ...
  * (or one epoch repository given directly), each a bare git repository
  * whose commits each add one mail as the blob "m" at the root.  The
- * libgit2 side of bot/source.c.
+ * libgit2 side of bot/source/source.c.
  */
 #ifndef BOT_GIT_PUBINBOX_H
 #define BOT_GIT_PUBINBOX_H

@@ -1,7 +1,8 @@
 /*
  * Mail sources for import: tells an mbox file, a Maildir folder and a
  * public-inbox archive apart and hands each call on to its reader
- * (bot/source_mbox.c, bot/source_maildir.c, bot/git_pubinbox.c).
+ * (bot/source/source_mbox.c, bot/source/source_maildir.c,
+ * bot/source/git_pubinbox.c).
  */
 #include "bot/source/source.h"
 

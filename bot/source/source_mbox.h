@@ -1,7 +1,7 @@
 /*
  * The mbox reader behind source_open(): plain or gzip, mboxrd or mboxo,
- * split exactly where `git mailsplit --mboxrd` splits.  bot/source.c is its
- * only user besides the tests and the fuzz target, which shrink the buffer
+ * split exactly where `git mailsplit --mboxrd` splits.  bot/source/source.c is
+ * its only user besides the tests and the fuzz target, which shrink the buffer
  * sizes to reach every refill and truncation path with small inputs.
  */
 #ifndef BOT_SOURCE_MBOX_H

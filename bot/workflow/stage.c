@@ -1,6 +1,6 @@
 /*
  * The staging tree (DESIGN.md §6), driving the libgit2 engine of
- * bot/git*.c from the database: the queue becomes commits (stable =
+ * bot/git/ from the database: the queue becomes commits (stable =
  * upstream + stable patches; unstable = stable + unstable patches), the
  * quilt export and the push follow, and only then do the stage, update
  * and graduate acknowledgments go.  Upstream commits are matched to every

@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the stager's apply engine (bot/gitapply.c) on a patch
+ * Fuzz target: the stager's apply engine (bot/git/gitapply.c) on a patch
  * against a small tree.  Input: two bytes (little-endian) giving the
  * length L of a file's content, L bytes of it, then the patch text.
  * The tree holds that content as "f", "dir/g" and "x" (executable), a

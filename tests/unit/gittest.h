@@ -1,5 +1,5 @@
 /*
- * Helpers for the tests of bot/git*.c: a scratch folder, and the git
+ * Helpers for the tests of bot/git/: a scratch folder, and the git
  * command line as the oracle (real repositories made with git, series
  * made with git format-patch, trees compared with what git am -3 makes).
  * Everything the shell sees here is written by the tests themselves.

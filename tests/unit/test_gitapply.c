@@ -1,5 +1,5 @@
 /*
- * Applying patches in memory (bot/gitapply.c), with git as the oracle:
+ * Applying patches in memory (bot/git/gitapply.c), with git as the oracle:
  * every tree we make must be the tree `git am -3` makes from the same
  * patch on the same base.  Repositories and patches are made with the
  * git command line in a scratch folder.

@@ -1,5 +1,5 @@
 /*
- * The patches branch (bot/gitquilt.c): the queue as a quilt series, one
+ * The patches branch (bot/git/gitquilt.c): the queue as a quilt series, one
  * commit per change, read back with git.
  */
 #include <setjmp.h>

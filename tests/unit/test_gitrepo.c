@@ -1,6 +1,6 @@
 /*
- * The staging repository (bot/gitrepo.c) and its remotes
- * (bot/gitremote.c), against real repositories made with git.
+ * The staging repository (bot/git/gitrepo.c) and its remotes
+ * (bot/git/gitremote.c), against real repositories made with git.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /*
- * The upstream scan (bot/gitscan.c): every commit's patch-id must be
+ * The upstream scan (bot/git/gitscan.c): every commit's patch-id must be
  * what `git show C | git patch-id --stable` prints (and what the bench's
  * `git log -p | git patch-id --stable` prints), for every kind of change
  * git makes; subjects, authors and the Message-IDs of trailers as git

@@ -1,5 +1,5 @@
 /*
- * git's rename similarity (bot/gitsim.c) against the "similarity index"
+ * git's rename similarity (bot/git/gitsim.c) against the "similarity index"
  * git itself prints for renamed and changed files.
  */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * Building staging branches (bot/gitstage.c) against git am -3: the same
+ * Building staging branches (bot/git/gitstage.c) against git am -3: the same
  * series on the same base gives the same trees -- and, with the same
  * committer, the very same commit ids -- including a series that needs
  * relocated hunks and one that needs the three-way merge.  Reuse,

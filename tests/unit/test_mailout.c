@@ -1,5 +1,5 @@
 /*
- * Unit tests of bot/mailout.c: a composed acknowledgment against its
+ * Unit tests of bot/mailout/mailout.c: a composed acknowledgment against its
  * golden file, header rules checked line by line, hostile values from
  * mail, and RFC 2047 / quoted-printable checked against an independent
  * reader (Python's email package, tests/integration/mailcheck.py; those

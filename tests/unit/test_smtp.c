@@ -1,5 +1,5 @@
 /*
- * Tests of bot/smtp.c against a real SMTP server on loopback:
+ * Tests of bot/mailout/smtp.c against a real SMTP server on loopback:
  * tests/integration/smtpd.py (aiosmtpd), started by each test on a free
  * port, told how to misbehave, and always killed and reaped in the
  * teardown.  Certificates are made here with openssl.  Every test skips

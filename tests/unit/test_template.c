@@ -1,6 +1,6 @@
 /*
- * Unit tests of bot/template.c: every mail template rendered for a fixture
- * event against its golden file in tests/fixtures/templates/, and the
+ * Unit tests of bot/mailout/template.c: every mail template rendered for a
+ * fixture event against its golden file in tests/fixtures/templates/, and the
  * renderer's edge cases.  PATCHYARD_UPDATE_GOLDEN=1 rewrites the golden
  * files (review the diff before committing it).
  */
