@@ -1,4 +1,6 @@
 /*
+ * Room bot/git: the staging engine, built on libgit2.
+ *
  * The staging repository: a bare git repository owned by the bot
  * (DESIGN.md §6): opening it, its refs and its objects (bot/git/gitremote.h
  * fetches and pushes).  Object ids

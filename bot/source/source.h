@@ -1,4 +1,6 @@
 /*
+ * Room bot/source: mail in, read from mbox, Maildir and public-inbox.
+ *
  * Mail sources for import: mbox (mboxrd by default, mboxo on request,
  * plain or gzip), Maildir folders, and public-inbox v2 git archives.  A
  * source hands out one raw mail at a time, streaming (an archive is never

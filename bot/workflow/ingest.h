@@ -1,4 +1,6 @@
 /*
+ * Room bot/workflow: the rules that turn mail into tracked patches.
+ *
  * Ingest: one parsed mail into the model (DESIGN.md §3-4), inside the
  * caller's transaction.  Threading (References first, In-Reply-To second,
  * as JWZ), series, versions, trailers, and replies that arrived before
