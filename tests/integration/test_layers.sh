@@ -1,8 +1,8 @@
 #!/bin/sh
 # scripts/check-layers itself: it passes on the tree, and fails when a file
 # is added that includes a room against the order, includes a bot/ header
-# without its room, sits in a folder that is not a room, or includes a
-# library outside its wall.  Each case runs on a copy of the tree.
+# without its room or another room's private header, sits in a folder that
+# is not a room, or includes a library outside its wall.  Each case runs on a copy of the tree.
 set -u
 . "$(dirname "$0")/lib.sh"
 fail=0
@@ -47,6 +47,10 @@ expect_fail "a bot/ header without its room" bot/workflow/bad.c \
 	'#include "bot/ingest.h"' "live in rooms"
 expect_fail "a header without its folder" bot/workflow/bad.c \
 	'#include "ingest.h"' "against the layers"
+expect_fail "a room's private header used by another" bot/workflow/bad.c \
+	'#include "bot/git/gitpriv.h"' "private to bot/git/"
+expect_fail "a private header from the top" bot/bad.c \
+	'#include "bot/cli/clipriv.h"' "private to bot/cli/"
 expect_fail "a folder that is not a room" bot/misc/bad.c \
 	'#include "util/buf.h"' "not a room"
 expect_fail "storage uses bot" storage/bad.c \
