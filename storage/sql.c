@@ -24,6 +24,14 @@
 	" conflict, coalesce(predecessor_id, 0), coalesce(queued_at, 0),"      \
 	" coalesce(queue_pos, 0), coalesce(folded_into, 0)"
 
+/* A contribution's state: its newest series' (s) patches' when they all
+ * share one, else partial; new without patches. */
+#define WEB_STATE                                                              \
+	"(SELECT CASE WHEN count(*) = 0 THEN 'new' WHEN min(state) ="          \
+	" max(state) THEN min(state) ELSE 'partial' END FROM patch"            \
+	" WHERE series_id = s.id)"
+#define WEB_ART "'acked-by', 'reviewed-by', 'tested-by'"
+
 static const char *const text[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
 	[SQL_COMMIT] = "COMMIT",
@@ -288,6 +296,88 @@ static const char *const text[SQL_COUNT] = {
 	    " AND norm_title = :title AND author_email = :email COLLATE NOCASE"
 	    " AND state NOT IN ('merged',"
 	    " 'superseded') ORDER BY id DESC",
+
+	/* One row per contribution as the list shows it (DESIGN.md §12):
+	 * state as storage/store_read.c's series_state() computes it, the
+	 * patch count one copy per number, A/R/T of the newest series
+	 * (distinct per patch and person, superseded copies left out)
+	 * packed as acks << 40 | reviews << 20 | tests, the latest check
+	 * of the newest series.  Only rows on the page compute the
+	 * subqueries; activity is the index order. */
+	[SQL_WEB_SUMMARY] =
+	    "SELECT c.id, coalesce(pr.name, ''), s.id, s.title,"
+	    " s.submitter_name, s.submitter_email, s.version, s.expected,"
+	    " (SELECT count(DISTINCT number) FROM patch"
+	    " WHERE series_id = s.id), " WEB_STATE ","
+	    " coalesce((SELECT min(e.time) FROM event e"
+	    " WHERE e.series_id = s.id AND e.kind = 'posted'), s.date),"
+	    " c.activity,"
+	    " (SELECT coalesce((min(sum(n = 'acked-by'), 1048575) << 40) |"
+	    " (min(sum(n = 'reviewed-by'), 1048575) << 20) |"
+	    " min(sum(n = 'tested-by'), 1048575), 0) FROM"
+	    " (SELECT lower(t.name) AS n, t.patch_id, lower(t.value)"
+	    " FROM patch p JOIN trailer t ON t.patch_id = p.id"
+	    " WHERE p.series_id = s.id AND p.state != 'superseded'"
+	    " AND lower(t.name) IN (" WEB_ART ")"
+	    " UNION SELECT lower(t.name), 0, lower(t.value) FROM trailer t"
+	    " WHERE t.patch_id IS NULL AND t.series_id = s.id"
+	    " AND lower(t.name) IN (" WEB_ART "))),"
+	    " (SELECT k.state FROM checks k WHERE k.series_id = s.id"
+	    " ORDER BY k.time DESC, k.id DESC LIMIT 1)"
+	    " FROM contribution c JOIN series s ON s.id = c.newest_series_id"
+	    " LEFT JOIN project pr ON pr.id = c.project_id"
+	    " WHERE c.activity >= :since"
+	    " AND (:project = 0 OR c.project_id = :project)"
+	    " AND (:id = 0 OR c.id = :id)"
+	    " AND (:submitter IS NULL OR (instr(:submitter, '@') > 0 AND"
+	    " s.submitter_email = :submitter COLLATE NOCASE) OR"
+	    " (instr(:submitter, '@') = 0 AND (instr(lower(s.submitter_name),"
+	    " lower(:submitter)) > 0 OR instr(lower(s.submitter_email),"
+	    " lower(:submitter)) > 0)))"
+	    " AND (:q IS NULL OR instr(lower(s.title), lower(:q)) > 0)"
+	    " AND (:state IS NULL OR " WEB_STATE " = :state)"
+	    " ORDER BY c.activity DESC, c.id DESC LIMIT :limit OFFSET :offset",
+	[SQL_WEB_PROJECTS] = "SELECT name FROM project ORDER BY name",
+	/* Events after an id, for bots that poll. */
+	[SQL_WEB_EVENTS] =
+	    "SELECT e.id, e.time, e.kind, coalesce(e.contribution_id, 0),"
+	    " e.actor, e.detail, m.msgid, p.slug FROM event e"
+	    " LEFT JOIN message m ON m.id = e.message_id"
+	    " LEFT JOIN patch p ON p.id = e.patch_id"
+	    " WHERE e.id > :since ORDER BY e.id LIMIT :limit",
+	/* The feed: new contributions and state changes, newest first. */
+	[SQL_WEB_FEED] =
+	    "SELECT e.id, e.time, e.kind, coalesce(e.contribution_id, 0),"
+	    " e.actor, e.detail, m.msgid, p.slug, coalesce(s.title, ''),"
+	    " p.title FROM event e"
+	    " LEFT JOIN message m ON m.id = e.message_id"
+	    " LEFT JOIN patch p ON p.id = e.patch_id"
+	    " LEFT JOIN series s ON s.id = e.series_id"
+	    " WHERE e.kind IN ('posted', 'linked', 'staged', 'updated',"
+	    " 'graduated', 'merged', 'dropped', 'conflict', 'resolved',"
+	    " 'folded', 'withdrawn', 'state', 'superseded')"
+	    " AND (:contribution = 0 OR e.contribution_id = :contribution)"
+	    " ORDER BY e.id DESC LIMIT :limit",
+	/* What a contribution's published files depend on: its newest
+	 * mail, event and outbox change. */
+	[SQL_WEB_STAMPS] =
+	    "SELECT c.id, c.activity, coalesce((SELECT max(id) FROM event"
+	    " WHERE contribution_id = c.id), 0), coalesce((SELECT max(m.id)"
+	    " FROM series s JOIN message m ON m.series_id = s.id"
+	    " WHERE s.contribution_id = c.id), 0), coalesce((SELECT"
+	    " sum(attempts) + count(*) * 7 + sum(state = 'sent') * 3"
+	    " FROM outbox WHERE contribution_id = c.id), 0)"
+	    " FROM contribution c WHERE c.newest_series_id IS NOT NULL"
+	    " ORDER BY c.id",
+	[SQL_WEB_PATCH] =
+	    "SELECT p.id, p.series_id, s.contribution_id FROM patch p"
+	    " JOIN series s ON s.id = p.series_id WHERE p.id = :id",
+	/* The patches of a series with the version each replaced. */
+	[SQL_WEB_PREDECESSORS] =
+	    "SELECT p.id, p.message_id, o.message_id, os.version FROM patch p"
+	    " JOIN patch o ON o.id = p.predecessor_id"
+	    " JOIN series os ON os.id = o.series_id"
+	    " WHERE p.series_id = :series ORDER BY p.number, p.id",
 };
 
 const char *

@@ -89,6 +89,14 @@ enum sql_id {
 	SQL_STAGE_SAVE,
 	SQL_STAGE_BY_PATCHID,
 	SQL_STAGE_BY_AUTHOR,
+	/* the status pages and the list (storage/store_web.c) */
+	SQL_WEB_SUMMARY,
+	SQL_WEB_PROJECTS,
+	SQL_WEB_EVENTS,
+	SQL_WEB_FEED,
+	SQL_WEB_STAMPS,
+	SQL_WEB_PATCH,
+	SQL_WEB_PREDECESSORS,
 	SQL_COUNT
 };
 

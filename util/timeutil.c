@@ -1,5 +1,6 @@
 #include "util/timeutil.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -70,4 +71,89 @@ time_fmt_iso(char *out, size_t n, int64_t t)
 	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
 	    tm.tm_sec);
 	return (r < 0 || (size_t)r >= n) ? ERR_LIMIT : ERR_OK;
+}
+
+enum err
+time_fmt_date(char *out, size_t n, int64_t t)
+{
+	struct tm tm;
+	int r;
+
+	civil(t, &tm);
+	r = snprintf(out, n, "%04d-%02d-%02d", tm.tm_year + 1900, tm.tm_mon + 1,
+	    tm.tm_mday);
+	return (r < 0 || (size_t)r >= n) ? ERR_LIMIT : ERR_OK;
+}
+
+enum err
+time_fmt_ago(char *out, size_t n, int64_t t, int64_t now)
+{
+	static const struct {
+		int64_t secs;
+		const char *unit;
+	} units[] = {
+		{ 365 * 86400, "year" },
+		{ 30 * 86400, "month" },
+		{ 7 * 86400, "week" },
+		{ 86400, "day" },
+		{ 3600, "hour" },
+		{ 60, "minute" },
+	};
+	int64_t d = now - t;
+	size_t i;
+	int r = -1;
+
+	if (d < -300)
+		r = snprintf(out, n, "in the future");
+	else if (d < 60)
+		r = snprintf(out, n, "just now");
+	for (i = 0; r < 0 && i < sizeof(units) / sizeof(units[0]); i++) {
+		int64_t k = d / units[i].secs;
+
+		if (k >= 1)
+			r = snprintf(out, n, "%lld %s%s ago", (long long)k,
+			    units[i].unit, k == 1 ? "" : "s");
+	}
+	return (r < 0 || (size_t)r >= n) ? ERR_LIMIT : ERR_OK;
+}
+
+/* Exactly w digits at *p, advancing it. */
+static bool
+digits(const char **p, int w, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < w; i++) {
+		if ((*p)[i] < '0' || (*p)[i] > '9')
+			return false;
+		*v = *v * 10 + ((*p)[i] - '0');
+	}
+	*p += w;
+	return true;
+}
+
+enum err
+time_parse_iso(const char *s, int64_t *t)
+{
+	int y, mo, d, h = 0, mi = 0, sec = 0;
+	const char *p = s;
+
+	if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) ||
+	    *p++ != '-' || !digits(&p, 2, &d))
+		return ERR_PARSE;
+	if (*p == 'T' || *p == ' ') {
+		p++;
+		if (!digits(&p, 2, &h) || *p++ != ':' || !digits(&p, 2, &mi))
+			return ERR_PARSE;
+		if (*p == ':' && (p++, !digits(&p, 2, &sec)))
+			return ERR_PARSE;
+		if (*p == 'Z')
+			p++;
+	}
+	if (*p != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 ||
+	    mi > 59 || sec > 60)
+		return ERR_PARSE;
+	*t = time_from_civil(y, mo, d, h, mi, sec);
+	return ERR_OK;
 }

@@ -38,7 +38,8 @@ static const char usage_text[] =
     "  import [--project P] [--mboxo] PATH...\n"
     "                                mboxrd/mbox (.gz), Maildir, "
     "public-inbox\n"
-    "  list [--state S] [--json]     contributions, newest first\n"
+    "  list [--state S] [--since DATE] [--submitter ADDR] [--project P]\n"
+    "       [--limit N] [--json]     contributions, newest activity first\n"
     "  show [--json] REF             one contribution\n"
     "  am REF                        the newest series as a git-am mbox\n"
     "  stage REF [--series]          add to the unstable queue\n"
@@ -238,24 +239,53 @@ cmd_import(struct cli *c)
 	return rc;
 }
 
+/* A count for --limit: 1 to 10^9. */
+static bool
+parse_count(const char *s, size_t *n)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000000000)
+		return false;
+	*n = (size_t)v;
+	return true;
+}
+
 static int
 cmd_list(struct cli *c)
 {
-	const char *state = NULL;
+	struct store_filter f;
 	bool json = false;
 	int i;
 
+	memset(&f, 0, sizeof(f));
 	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--json") == 0)
+		const char *o = c->argv[i], *v = c->argv[i + 1];
+
+		if (strcmp(o, "--json") == 0)
 			json = true;
-		else if (strcmp(c->argv[i], "--state") == 0 && i + 1 < c->argc)
-			state = c->argv[++i];
+		else if (i + 1 >= c->argc)
+			return cli_usage();
+		else if (strcmp(o, "--state") == 0)
+			f.state = v, i++;
+		else if (strcmp(o, "--project") == 0)
+			f.project = v, i++;
+		else if (strcmp(o, "--submitter") == 0)
+			f.submitter = v, i++;
+		else if (strcmp(o, "--since") == 0 &&
+		    time_parse_iso(v, &f.since) == ERR_OK)
+			i++;
+		else if (strcmp(o, "--limit") == 0 && parse_count(v, &f.limit))
+			i++;
 		else
 			return cli_usage();
 	}
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
-	return show_list(c->st, state, json);
+	return show_list(c->st, &f, json);
 }
 
 static int

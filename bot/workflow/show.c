@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "parsers/msgid.h"
 #include "storage/store_outbox.h"
@@ -55,7 +56,19 @@ json_person(
 }
 
 static void
-json_patch(struct json *j, const struct view_patch *p)
+json_time(struct json *j, const char *key, int64_t t)
+{
+	char when[32];
+
+	json_key(j, key);
+	if (t > 0 && time_fmt_iso(when, sizeof(when), t) == ERR_OK)
+		json_str(j, when);
+	else
+		json_null(j);
+}
+
+void
+show_json_patch(struct json *j, const struct view_patch *p)
 {
 	size_t i;
 
@@ -109,7 +122,7 @@ json_patches(struct json *j, const struct view_series *s)
 	json_key(j, "patches");
 	json_arr_begin(j);
 	for (i = 0; s && i < s->npatches; i++)
-		json_patch(j, &s->patches[i]);
+		show_json_patch(j, &s->patches[i]);
 	json_arr_end(j);
 }
 
@@ -167,17 +180,16 @@ json_events(struct json *j, const struct view_contrib *c)
 	json_arr_end(j);
 }
 
-static void
-json_checks(struct json *j, const struct view_contrib *c)
+void
+show_json_checks(
+    struct json *j, const struct store_check *k, size_t n, int64_t patch)
 {
 	size_t i;
-	char when[32];
 
-	json_key(j, "checks");
 	json_arr_begin(j);
-	for (i = 0; i < c->nchecks; i++) {
-		const struct store_check *k = &c->checks[i];
-
+	for (i = 0; i < n; i++, k++) {
+		if (patch && k->patch_id != patch)
+			continue;
 		json_obj_begin(j);
 		json_key(j, "patch_id");
 		json_int(j, k->patch_id);
@@ -191,14 +203,17 @@ json_checks(struct json *j, const struct view_contrib *c)
 		json_str(j, k->summary);
 		json_key(j, "reporter");
 		json_str(j, k->reporter);
-		json_key(j, "time");
-		if (time_fmt_iso(when, sizeof(when), k->time) == ERR_OK)
-			json_str(j, when);
-		else
-			json_null(j);
+		json_time(j, "time", k->time);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
+}
+
+static void
+json_checks(struct json *j, const struct view_contrib *c)
+{
+	json_key(j, "checks");
+	show_json_checks(j, c->checks, c->nchecks, 0);
 }
 
 static void
@@ -237,10 +252,33 @@ json_outbox(struct json *j, const struct view_contrib *c)
 void
 show_json_contrib(struct json *j, const struct view_contrib *c, bool full)
 {
+	json_obj_begin(j);
+	show_json_contrib_fields(j, c, full);
+	json_obj_end(j);
+}
+
+void
+show_json_summary_fields(struct json *j, const struct store_summary *s)
+{
+	json_time(j, "posted", s->posted);
+	json_time(j, "last_activity", s->last_activity);
+	json_key(j, "acks");
+	json_int(j, s->acks);
+	json_key(j, "reviews");
+	json_int(j, s->reviews);
+	json_key(j, "tests");
+	json_int(j, s->tests);
+	json_key(j, "test_state");
+	json_str(j, s->test_state);
+}
+
+void
+show_json_contrib_fields(
+    struct json *j, const struct view_contrib *c, bool full)
+{
 	const struct view_series *n = c->newest;
 	size_t i;
 
-	json_obj_begin(j);
 	json_key(j, "id");
 	json_int(j, c->id);
 	json_key(j, "title");
@@ -267,7 +305,6 @@ show_json_contrib(struct json *j, const struct view_contrib *c, bool full)
 		json_events(j, c);
 		json_outbox(j, c);
 	}
-	json_obj_end(j);
 }
 
 static void
@@ -284,31 +321,61 @@ text_line(const struct view_contrib *c)
 	    n ? n->expected : 0, q, who);
 }
 
-int
-show_list(struct store *st, const char *state, bool json)
+/* One line of `list`: what a maintainer scans for, as patchwork's list
+ * shows it. */
+static void
+summary_line(const struct store_summary *s)
 {
-	struct arena *a = arena_new();
+	char q[160], who[96], posted[16], last[16], art[32];
+
+	log_quote(q, sizeof(q), s->title, strlen(s->title));
+	log_quote(
+	    who, sizeof(who), s->submitter_email, strlen(s->submitter_email));
+	if (time_fmt_date(posted, sizeof(posted), s->posted) != ERR_OK)
+		posted[0] = '\0';
+	if (time_fmt_date(last, sizeof(last), s->last_activity) != ERR_OK)
+		last[0] = '\0';
+	if (snprintf(art, sizeof(art), "%d/%d/%d", s->acks, s->reviews,
+	        s->tests) >= (int)sizeof(art))
+		art[0] = '\0';
+	printf("%6" PRId64 "  %-17s v%-2d %2d/%-2d  %-10s  %-10s  %-8s %-7s  "
+	       "%s  <%s>\n",
+	    s->id, s->state, s->version, s->patch_count, s->expected, posted,
+	    last, art, s->test_state ? s->test_state : "-", q, who);
+}
+
+int
+show_list(struct store *st, const struct store_filter *f, bool json)
+{
+	struct arena *a = arena_new(), *ca = arena_new();
+	struct store_summary *sum = NULL;
 	struct buf out = BUF_INIT;
 	struct json j;
-	int64_t *ids = NULL;
 	size_t n = 0, i;
-	enum err e = store_read_list(st, 0, &ids, &n);
+	bool more;
+	enum err e = store_web_summaries(st, a, f, &sum, &n, &more);
 
 	json_init(&j, &out, false);
 	json_arr_begin(&j);
+	if (!json && e == ERR_OK && isatty(STDOUT_FILENO))
+		printf("%6s  %-17s %-3s %5s  %-10s  %-10s  %-8s %-7s  %s\n",
+		    "ID", "STATE", "VER", "N/N", "POSTED", "ACTIVITY", "A/R/T",
+		    "TESTS", "TITLE  <SUBMITTER>");
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		struct view_contrib c;
 
-		arena_reset(a);
-		if ((e = store_read_contrib(st, a, ids[i], false, &c)))
-			break;
-		if (state && strcmp(store_read_state(&c), state) != 0)
+		if (!json) {
+			summary_line(&sum[i]);
 			continue;
-		if (json)
-			show_json_contrib(&j, &c, false);
-		else
-			text_line(&c);
-		if (json && out.n > 1 << 20) {
+		}
+		arena_reset(ca);
+		if ((e = store_read_contrib(st, ca, sum[i].id, false, &c)))
+			break;
+		json_obj_begin(&j);
+		show_json_contrib_fields(&j, &c, false);
+		show_json_summary_fields(&j, &sum[i]);
+		json_obj_end(&j);
+		if (out.n > 1 << 20) {
 			fwrite(out.p, 1, out.n, stdout);
 			buf_reset(&out);
 		}
@@ -319,7 +386,7 @@ show_list(struct store *st, const char *state, bool json)
 		putchar('\n');
 	}
 	buf_free(&out);
-	free(ids);
+	arena_free(ca);
 	arena_free(a);
 	return e == ERR_OK ? 0 : 1;
 }

@@ -8,6 +8,7 @@
 
 #include "storage/store.h"
 #include "storage/store_read.h"
+#include "storage/store_web.h"
 #include "util/buf.h"
 #include "util/json.h"
 
@@ -15,9 +16,24 @@
 enum err show_resolve(struct store *st, const char *ref, int64_t *contribution,
     int64_t *series, int64_t *patch);
 
+/* A contribution as DESIGN.md §12's JSON object; full adds checks,
+ * events and outbox (show --json). */
 void show_json_contrib(struct json *j, const struct view_contrib *c, bool full);
+/* The same fields without the braces, so that callers can add theirs. */
+void show_json_contrib_fields(
+    struct json *j, const struct view_contrib *c, bool full);
+/* What a list summary adds: posted, last_activity, acks, reviews, tests,
+ * test_state. */
+void show_json_summary_fields(struct json *j, const struct store_summary *s);
+/* A patch object of DESIGN.md §12. */
+void show_json_patch(struct json *j, const struct view_patch *p);
+/* The check objects of DESIGN.md §12, those of one patch or (patch 0)
+ * all. */
+void show_json_checks(
+    struct json *j, const struct store_check *k, size_t n, int64_t patch);
 
-int show_list(struct store *st, const char *state, bool json);
+/* `list`: the contributions f selects, as text or JSON summaries. */
+int show_list(struct store *st, const struct store_filter *f, bool json);
 int show_one(struct store *st, const char *ref, bool json);
 
 #endif

@@ -52,7 +52,10 @@ if [ "$got" = "$want" ]; then ok "import summary of the .gz"; else bad "import s
 # threads with its events (their times aside), must be the same.
 "$PATCHYARD" -c "$T/plain.conf" list --json >"$T/plain.json"
 "$PATCHYARD" -c "$T/gz.conf" list --json >"$T/gz.json"
-if cmp -s "$T/plain.json" "$T/gz.json"; then ok "list --json: .gz and plain agree"; else bad "list --json: .gz and plain differ"; fi
+# "posted" is the posted event's time, which is when the mail arrived for
+# a mail without a usable Date: two imports differ there.
+unposted() { $PY -c 'import json, sys; l = json.load(open(sys.argv[1])); [c.pop("posted") for c in l]; print(json.dumps(l))' "$1"; }
+if [ "$(unposted "$T/plain.json")" = "$(unposted "$T/gz.json")" ]; then ok "list --json: .gz and plain agree"; else bad "list --json: .gz and plain differ"; fi
 
 $PY - "$PATCHYARD" "$T" <<'EOF' || fail=1
 import json, subprocess, sys

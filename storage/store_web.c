@@ -1,0 +1,197 @@
+#include "storage/store_web.h"
+
+#include <string.h>
+
+#include "storage/db.h"
+
+/* A project's id without creating it. */
+static enum err
+project_find(struct store *st, const char *name, int64_t *id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PROJECT_GET);
+	enum err e;
+
+	db_bind_text(s, ":name", name);
+	if ((e = db_row(st, s, "project get")) == ERR_OK)
+		*id = db_col_int(s, 0);
+	sqlite3_reset(s);
+	return e;
+}
+
+static void
+summary_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct store_summary *v = p;
+	int64_t art;
+
+	v->id = db_col_int(s, 0);
+	v->project = db_col_arena(a, s, 1);
+	v->series_id = db_col_int(s, 2);
+	v->title = db_col_arena(a, s, 3);
+	v->submitter_name = db_col_arena(a, s, 4);
+	v->submitter_email = db_col_arena(a, s, 5);
+	v->version = (int)db_col_int(s, 6);
+	v->expected = (int)db_col_int(s, 7);
+	v->patch_count = (int)db_col_int(s, 8);
+	v->state = db_col_arena(a, s, 9);
+	v->posted = db_col_int(s, 10);
+	v->last_activity = db_col_int(s, 11);
+	art = db_col_int(s, 12);
+	v->acks = (int)(art >> 40 & 0xfffff);
+	v->reviews = (int)(art >> 20 & 0xfffff);
+	v->tests = (int)(art & 0xfffff);
+	v->test_state = db_col_arena(a, s, 13);
+}
+
+enum err
+store_web_summaries(struct store *st, struct arena *a,
+    const struct store_filter *f, struct store_summary **out, size_t *n,
+    bool *more)
+{
+	sqlite3_stmt *s;
+	int64_t project = 0;
+	enum err e;
+
+	*out = NULL;
+	*n = 0;
+	*more = false;
+	if (f->project && *f->project) {
+		/* An unknown project selects nothing, not everything. */
+		e = project_find(st, f->project, &project);
+		if (e == ERR_NOTFOUND)
+			return ERR_OK;
+		if (e != ERR_OK)
+			return e;
+	}
+	s = db_stmt(st, SQL_WEB_SUMMARY);
+	db_bind_int(s, ":since", f->since > 0 ? f->since : INT64_MIN);
+	db_bind_int(s, ":project", project);
+	db_bind_int(s, ":id", f->id);
+	db_bind_text(s, ":submitter",
+	    f->submitter && *f->submitter ? f->submitter : NULL);
+	db_bind_text(s, ":q", f->q && *f->q ? f->q : NULL);
+	db_bind_text(s, ":state", f->state && *f->state ? f->state : NULL);
+	/* One row more than the page tells whether another page follows. */
+	db_bind_int(s, ":limit", f->limit ? (int64_t)f->limit + 1 : -1);
+	db_bind_int(s, ":offset", (int64_t)f->offset);
+	e = db_rows(st, a, s, sizeof(**out), summary_row, (void **)out, n);
+	if (e == ERR_OK && f->limit && *n > f->limit) {
+		*n = f->limit;
+		*more = true;
+	}
+	return e;
+}
+
+static void
+name_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	*(const char **)p = db_col_arena(a, s, 0);
+}
+
+enum err
+store_web_projects(
+    struct store *st, struct arena *a, const char ***out, size_t *n)
+{
+	return db_rows(st, a, db_stmt(st, SQL_WEB_PROJECTS), sizeof(**out),
+	    name_row, (void **)out, n);
+}
+
+static void
+event_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct store_web_event *v = p;
+
+	v->id = db_col_int(s, 0);
+	v->time = db_col_int(s, 1);
+	v->kind = db_col_arena(a, s, 2);
+	v->contribution_id = db_col_int(s, 3);
+	v->actor = db_col_arena(a, s, 4);
+	v->detail = db_col_arena(a, s, 5);
+	v->message_id = db_col_arena(a, s, 6);
+	v->slug = db_col_arena(a, s, 7);
+	if (sqlite3_column_count(s) > 8) {
+		v->title = db_col_arena(a, s, 8);
+		v->patch_title = db_col_arena(a, s, 9);
+	}
+}
+
+enum err
+store_web_events(struct store *st, struct arena *a, int64_t since, size_t limit,
+    struct store_web_event **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_WEB_EVENTS);
+
+	db_bind_int(s, ":since", since);
+	db_bind_int(s, ":limit", (int64_t)limit);
+	return db_rows(st, a, s, sizeof(**out), event_row, (void **)out, n);
+}
+
+enum err
+store_web_feed(struct store *st, struct arena *a, int64_t contribution,
+    size_t limit, struct store_web_event **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_WEB_FEED);
+
+	db_bind_int(s, ":contribution", contribution);
+	db_bind_int(s, ":limit", (int64_t)limit);
+	return db_rows(st, a, s, sizeof(**out), event_row, (void **)out, n);
+}
+
+static void
+stamp_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct store_web_stamp *v = p;
+
+	(void)a;
+	v->id = db_col_int(s, 0);
+	v->activity = db_col_int(s, 1);
+	v->event = db_col_int(s, 2);
+	v->message = db_col_int(s, 3);
+	v->outbox = db_col_int(s, 4);
+}
+
+enum err
+store_web_stamps(
+    struct store *st, struct arena *a, struct store_web_stamp **out, size_t *n)
+{
+	return db_rows(st, a, db_stmt(st, SQL_WEB_STAMPS), sizeof(**out),
+	    stamp_row, (void **)out, n);
+}
+
+enum err
+store_web_patch(
+    struct store *st, int64_t patch, int64_t *series, int64_t *contribution)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_WEB_PATCH);
+	enum err e;
+
+	db_bind_int(s, ":id", patch);
+	if ((e = db_row(st, s, "patch")) == ERR_OK) {
+		*series = db_col_int(s, 1);
+		*contribution = db_col_int(s, 2);
+	}
+	sqlite3_reset(s);
+	return e;
+}
+
+static void
+pred_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct store_web_pred *v = p;
+
+	(void)a;
+	v->patch_id = db_col_int(s, 0);
+	v->message_row = db_col_int(s, 1);
+	v->old_message_row = db_col_int(s, 2);
+	v->old_version = (int)db_col_int(s, 3);
+}
+
+enum err
+store_web_predecessors(struct store *st, struct arena *a, int64_t series,
+    struct store_web_pred **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_WEB_PREDECESSORS);
+
+	db_bind_int(s, ":series", series);
+	return db_rows(st, a, s, sizeof(**out), pred_row, (void **)out, n);
+}
