@@ -5,7 +5,7 @@
 PROG    = patchyard
 BUILD  ?= build
 OPT    ?= -O2 -g
-PKGS    = libgit2 libcurl sqlite3 libmicrohttpd nettle libpsl zlib
+PKGS    = libgit2 libcurl sqlite3 libmicrohttpd jansson nettle libpsl zlib
 
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wformat=2 -Wvla
@@ -26,6 +26,10 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TMPL_SRC := $(sort $(wildcard templates/mail/*.txt))
 TMPL_GEN := $(BUILD)/gen/templates.c
 LIB_OBJ  += $(BUILD)/gen/templates.o
+# The web pages' templates and stylesheet (bot/web/webpage.h), likewise.
+WEB_SRC  := $(sort $(wildcard templates/web/*))
+WEB_GEN  := $(BUILD)/gen/web_templates.c
+LIB_OBJ  += $(BUILD)/gen/web_templates.o
 MAIN_OBJ := $(BUILD)/bot/main.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -52,6 +56,13 @@ $(TMPL_GEN): $(TMPL_SRC) scripts/embed-templates
 	scripts/embed-templates $(TMPL_SRC) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/templates.o: $(TMPL_GEN)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(WEB_GEN): $(WEB_SRC) scripts/embed-templates
+	@mkdir -p $(dir $@)
+	scripts/embed-templates -n web_builtins $(WEB_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/web_templates.o: $(WEB_GEN)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIBYARD): $(LIB_OBJ)

@@ -51,7 +51,10 @@ static const char usage_text[] =
     "  send [--now]                  send the mail that is due\n"
     "  rebuild | upstream            run one staging worker once\n"
     "  config                        check the config, print it with "
-    "defaults\n";
+    "defaults\n"
+    "  serve [--listen ADDR:PORT] [--timeout S] [--connections N]\n"
+    "                                status pages, JSON API, mbox, Atom\n"
+    "  publish DIR                   the same pages as static files\n";
 
 int
 cli_usage(void)
@@ -456,6 +459,8 @@ static const struct subcommand {
 	{ "rebuild", cmd_worker },
 	{ "upstream", cmd_worker },
 	{ "config", cli_config_cmd },
+	{ "serve", cli_serve_cmd },
+	{ "publish", cli_publish_cmd },
 };
 
 int

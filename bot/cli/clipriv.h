@@ -33,4 +33,8 @@ enum err cli_open_db(struct cli *c, enum store_mode mode);
 /* cli_config.c: `patchyard config`. */
 int cli_config_cmd(struct cli *c);
 
+/* cli_web.c: `patchyard serve` and `patchyard publish`. */
+int cli_serve_cmd(struct cli *c);
+int cli_publish_cmd(struct cli *c);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "util/arena.h"
 #include "util/ascii.h"
+#include "util/esc.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -172,6 +173,7 @@ struct template
 	size_t len;
 	struct node *nodes;
 	size_t nnodes, cap;
+	bool html; /* values are HTML-escaped (template_set_html) */
 };
 
 /* The state of one compilation. */
@@ -464,6 +466,12 @@ template_parse(const char *name, const char *text, size_t n, int first_line,
 }
 
 void
+template_set_html(struct template *t, bool on)
+{
+	t->html = on;
+}
+
+void
 template_free(struct template *t)
 {
 	if (t == NULL)
@@ -596,6 +604,8 @@ render_range(const struct template *t, size_t from, size_t to,
 			e = nd->kind == NODE_VAR ? lookup(s, nd) : NULL;
 			if (nd->kind == NODE_TEXT)
 				err = buf_add(out, nd->p, nd->n);
+			else if (e && !e->is_list && t->html)
+				err = esc_html_attr(out, e->value, e->n);
 			else if (e && !e->is_list)
 				err = buf_add(out, e->value, e->n);
 			i++;

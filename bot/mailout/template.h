@@ -2,7 +2,8 @@
  * Templates for the mails the bot sends (DESIGN.md §8): a small renderer
  * of our own and the loader of templates/mail/<event>.txt.
  *
- * Syntax, a subset of Mustache without HTML escaping (mail is plain text):
+ * Syntax, a subset of Mustache; values go out as they are (mail is plain
+ * text) unless the template is an HTML one (template_set_html):
  *
  *   {{name}}               the value of name; nothing when it is absent
  *   {{#name}}...{{/name}}  a list: the inside once per item, with the
@@ -88,6 +89,13 @@ struct template;
 enum err template_parse(const char *name, const char *text, size_t n,
     int first_line, struct template **out, struct buf *why);
 void template_free(struct template *t);
+/*
+ * Web templates (templates/web/): every {{name}} value is HTML-escaped
+ * with util/esc.h's esc_html_attr, which is right both in element text
+ * and in quoted attribute values.  There is no way to write a value
+ * unescaped: a page is made of its template's text and escaped values.
+ */
+void template_set_html(struct template *t, bool on);
 
 /*
  * Check every name t uses against names (NULL-terminated): "x" for a

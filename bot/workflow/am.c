@@ -457,6 +457,17 @@ reroll(struct store *st, struct arena *a, const struct view_contrib *c,
 	return r;
 }
 
+enum err
+am_mbox(struct store *st, const struct config *conf,
+    const struct view_contrib *c, const struct view_series *s, struct buf *out)
+{
+	struct arena *a = arena_new();
+	enum err e = am_series(st, conf, reroll(st, a, c, s), out);
+
+	arena_free(a);
+	return e;
+}
+
 int
 am_write(struct store *st, const struct config *conf, const char *ref, FILE *f)
 {

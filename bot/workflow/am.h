@@ -14,6 +14,11 @@
 enum err am_series(struct store *st, const struct config *conf,
     const struct view_series *s, struct buf *out);
 
+/* Series s of contribution c into out, a partial re-roll completed from
+ * its older versions as b4 does (what am_write writes for REF). */
+enum err am_mbox(struct store *st, const struct config *conf,
+    const struct view_contrib *c, const struct view_series *s, struct buf *out);
+
 /* REF's newest series (or, for a patch or cover Message-ID, its series)
  * to f, a partial re-roll completed from its older versions as b4 does;
  * returns the exit status. */

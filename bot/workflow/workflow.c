@@ -496,7 +496,7 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 
 static enum err
 do_check(struct workflow *w, const struct target *t, const struct who *who,
-    const struct command *c, struct buf *msg)
+    const struct command *c, const char *summary, struct buf *msg)
 {
 	size_t i;
 	enum err e = ERR_OK;
@@ -510,6 +510,7 @@ do_check(struct workflow *w, const struct target *t, const struct who *who,
 		k.context = c->arg;
 		k.state = c->arg2;
 		k.url = c->arg3;
+		k.summary = summary;
 		k.reporter = who->label;
 		k.time = w->now;
 		if ((e = store_check_add(w->st, &k)) == ERR_OK)
@@ -555,7 +556,7 @@ run(struct workflow *w, const struct command *c, const struct target *t,
 	case CMD_FOLD:
 		return do_fold(w, t, who, c->arg, msg);
 	case CMD_CHECK:
-		return do_check(w, t, who, c, msg);
+		return do_check(w, t, who, c, NULL, msg);
 	case CMD_RETEST:
 		buf_adds(msg,
 		    w->conf->test_command
@@ -706,5 +707,31 @@ workflow_local(struct workflow *w, const struct command *c,
 	e = load_target(w, series, patch, c->verb == CMD_STAGE && c->arg, &t);
 	if (e == ERR_OK)
 		e = run(w, c, &t, &who, msg);
+	return e;
+}
+
+/* ---- from a CI over HTTP ---- */
+
+enum err
+workflow_check(struct workflow *w, const char *email, const char *label,
+    const struct store_check *k, struct buf *msg)
+{
+	struct who who = { email, label, 0 };
+	struct command c;
+	struct target t;
+	enum err e;
+
+	arena_reset(w->a);
+	w->now = k->time ? k->time : time_now();
+	memset(&c, 0, sizeof(c));
+	c.verb = CMD_CHECK;
+	c.arg = k->context;
+	c.arg2 = k->state;
+	c.arg3 = k->url;
+	e = load_target(w, k->series_id, k->patch_id, false, &t);
+	if (e == ERR_OK && !allowed(w, &c, &t, &who, msg))
+		e = ERR_PERM;
+	if (e == ERR_OK)
+		e = do_check(w, &t, &who, &c, k->summary, msg);
 	return e;
 }

@@ -14,6 +14,7 @@
 #include "parsers/config.h"
 #include "parsers/mail.h"
 #include "storage/store.h"
+#include "storage/store_outbox.h"
 #include "util/buf.h"
 
 struct workflow;
@@ -41,5 +42,15 @@ enum err workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 enum err workflow_local(struct workflow *w, const struct command *c,
     int64_t contribution, int64_t series, int64_t patch, const char *actor,
     struct buf *msg);
+
+/*
+ * A test result a CI reported over HTTP (POST /api/checks), recorded as
+ * that CI's "#yard check" mail would be: the same permission check (email
+ * must be a configured CI address), the same check row (patch k->patch_id
+ * of series k->series_id, context, state, url; k->summary as its
+ * description) and the same event, in the caller's transaction.
+ */
+enum err workflow_check(struct workflow *w, const char *email,
+    const char *label, const struct store_check *k, struct buf *msg);
 
 #endif

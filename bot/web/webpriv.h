@@ -1,0 +1,112 @@
+/*
+ * What the files of bot/web/ share: the loaded templates and tokens, and
+ * the handlers web_handle() dispatches to.  Not for other rooms.
+ */
+#ifndef BOT_WEB_WEBPRIV_H
+#define BOT_WEB_WEBPRIV_H
+
+#include "bot/mailout/template.h"
+#include "bot/web/web.h"
+#include "storage/store_web.h"
+#include "util/arena.h"
+
+enum web_page {
+	WEB_PAGE_LIST,
+	WEB_PAGE_CONTRIB,
+	WEB_PAGE_ERROR,
+	WEB_PAGE_FEED,
+	WEB_NPAGES
+};
+
+struct web_token {
+	const char *ci; /* [ci "NAME"] */
+	const char *email;
+	char *token; /* the token file's content, trimmed */
+};
+
+struct web {
+	const struct config *conf;
+	struct template *page[WEB_NPAGES];
+	const char *css;
+	size_t css_len;
+	struct web_token *tokens;
+	size_t ntokens;
+};
+
+/* The compiled-in templates/web/ files (scripts/embed-templates). */
+extern const struct template_builtin web_builtins[];
+extern const size_t web_nbuiltins;
+
+/* ---- webutil.c: links, dates, filters ---- */
+
+/* The local link to path ("c/12") for rq: root + path (+ "/" for a
+ * page directory of a static site when dir). */
+const char *web_link(
+    struct arena *a, const struct web_req *rq, const char *path, bool dir);
+/* The archive URL of a Message-ID in project's archive, or NULL. */
+const char *web_archive(struct arena *a, const struct config *conf,
+    const char *project, const char *msgid);
+/* Set name (the words), name_iso and name_date for time t. */
+void web_when(struct template_data *d, const char *name, int64_t t,
+    const struct web_req *rq);
+/* The filters and page of rq's query (page from 1); false with *why on
+ * a bad value. */
+bool web_filter(struct arena *a, const struct web_req *rq,
+    struct store_filter *f, size_t *page, size_t per_page_default,
+    const char **why);
+/* A positive decimal id (at most 18 digits) spanning [p, p+n). */
+bool web_id(const char *p, size_t n, int64_t *id);
+/* Whether url is an http or https URL safe to put in a link. */
+bool web_http_url(const char *url);
+
+/* ---- webpage.c: HTML ---- */
+
+void webpage_list(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs);
+void webpage_contrib(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, int64_t id);
+void webpage_error(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    int status, const char *title, const char *text);
+
+/* ---- webapi.c: JSON, mbox, Atom ---- */
+
+void webapi_error(struct web_resp *rs, int status, const char *msg);
+void webapi_contributions(struct web *w, struct store *st,
+    const struct web_req *rq, struct web_resp *rs);
+void webapi_contribution(struct web *w, struct store *st,
+    const struct web_req *rq, struct web_resp *rs, int64_t id);
+void webapi_patch(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, int64_t id, bool checks);
+void webapi_events(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs);
+void webapi_mbox(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, int64_t id, int version);
+void webapi_feed(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, int64_t id);
+
+/* ---- webbody.c: request bodies (jansson) ---- */
+
+/* A check as POST /api/checks carries it (patchwork's shape). */
+struct web_check_in {
+	int64_t patch; /* by id (or from the path) */
+	const char *msgid; /* or by Message-ID */
+	const char *state; /* pending, success, warning, fail */
+	const char *context;
+	const char *url; /* target_url: http(s), or NULL */
+	const char *description; /* or NULL */
+};
+/* Parse and check a body; strings are copied into a.  false with *why
+ * for a body that is not such a check.  patch: the id from the path, or
+ * 0 when the body names it. */
+bool webbody_check(struct arena *a, const char *body, size_t n, int64_t patch,
+    struct web_check_in *in, const char **why);
+
+/* ---- webcheck.c: POST /api/checks ---- */
+
+/* Read the CI tokens of conf; false after logging a file that cannot be
+ * read. */
+bool webcheck_tokens(struct web *w);
+void webcheck_post(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    int64_t patch);
+
+#endif

@@ -1,0 +1,141 @@
+/* Links, dates and query filters shared by the pages and the API. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/web/webpriv.h"
+#include "parsers/msgid.h"
+#include "util/ascii.h"
+#include "util/timeutil.h"
+
+const char *
+web_link(struct arena *a, const struct web_req *rq, const char *path, bool dir)
+{
+	size_t r = strlen(rq->root), p = strlen(path);
+	bool slash = dir && rq->static_site && p > 0;
+	char *s = arena_alloc(a, r + p + 2);
+
+	memcpy(s, rq->root, r);
+	memcpy(s + r, path, p);
+	if (slash)
+		s[r + p++] = '/';
+	s[r + p] = '\0';
+	return s;
+}
+
+const char *
+web_archive(struct arena *a, const struct config *conf, const char *project,
+    const char *msgid)
+{
+	const struct conf_project *pr = config_project(conf, project);
+	struct buf b = BUF_INIT;
+	const char *pct, *out = NULL;
+
+	if (pr == NULL || pr->archive == NULL || msgid == NULL ||
+	    (pct = strstr(pr->archive, "%s")) == NULL)
+		return NULL;
+	if (buf_add(&b, pr->archive, (size_t)(pct - pr->archive)) == ERR_OK &&
+	    msgid_urlencode(&b, str_from(msgid)) == ERR_OK &&
+	    buf_adds(&b, pct + 2) == ERR_OK && web_http_url(buf_cstr(&b)))
+		out = arena_strdup(a, buf_cstr(&b));
+	buf_free(&b);
+	return out;
+}
+
+void
+web_when(struct template_data *d, const char *name, int64_t t,
+    const struct web_req *rq)
+{
+	char iso[32], words[48], key[64];
+
+	if (t <= 0 || time_fmt_iso(iso, sizeof(iso), t) != ERR_OK)
+		return;
+	/* A static page is not rendered again as it ages: a date there. */
+	if (rq->static_site ? time_fmt_date(words, sizeof(words), t)
+	                    : time_fmt_ago(words, sizeof(words), t, rq->now))
+		return;
+	template_data_set(d, name, words);
+	if (snprintf(key, sizeof(key), "%s_iso", name) < (int)sizeof(key))
+		template_data_set(d, key, iso);
+}
+
+bool
+web_id(const char *p, size_t n, int64_t *id)
+{
+	size_t i;
+	int64_t v = 0;
+
+	if (n == 0 || n > 18 || p[0] == '0')
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!ascii_isdigit(p[i]))
+			return false;
+		v = v * 10 + (p[i] - '0');
+	}
+	*id = v;
+	return true;
+}
+
+static bool
+count_arg(const char *s, size_t max, size_t *out)
+{
+	int64_t v;
+
+	if (!web_id(s, strlen(s), &v) || (uint64_t)v > max)
+		return false;
+	*out = (size_t)v;
+	return true;
+}
+
+static const char *const states[] = { "new", "staged", "merged", "dropped",
+	"superseded", "changes-requested", "rejected", "partial", NULL };
+
+bool
+web_filter(struct arena *a, const struct web_req *rq, struct store_filter *f,
+    size_t *page, size_t per_page_default, const char **why)
+{
+	const char *v;
+	size_t per_page = per_page_default, i;
+
+	(void)a;
+	memset(f, 0, sizeof(*f));
+	*page = 1;
+	if ((v = rq->arg(rq->cls, "state")) && *v) {
+		for (i = 0; states[i] && strcmp(states[i], v) != 0; i++)
+			;
+		if (states[i] == NULL)
+			return *why = "state: not a state", false;
+		f->state = states[i];
+	}
+	if ((v = rq->arg(rq->cls, "project")) && *v)
+		f->project = v;
+	if ((v = rq->arg(rq->cls, "submitter")) && *v)
+		f->submitter = v;
+	if ((v = rq->arg(rq->cls, "q")) && *v)
+		f->q = v;
+	if ((v = rq->arg(rq->cls, "since")) && *v &&
+	    time_parse_iso(v, &f->since) != ERR_OK)
+		return *why = "since: not an ISO 8601 date", false;
+	if ((v = rq->arg(rq->cls, "page")) && *v &&
+	    !count_arg(v, 1000000000, page))
+		return *why = "page: not a page number", false;
+	if ((v = rq->arg(rq->cls, "per_page")) && *v &&
+	    !count_arg(v, WEB_MAX_PER_PAGE, &per_page))
+		return *why = "per_page: 1 to 500", false;
+	f->limit = per_page;
+	f->offset = (*page - 1) * per_page;
+	return true;
+}
+
+bool
+web_http_url(const char *url)
+{
+	const unsigned char *p;
+
+	if (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
+		return false;
+	for (p = (const unsigned char *)url; *p; p++)
+		if (*p <= 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
