@@ -197,13 +197,15 @@ static const char *const migrations[] = {
 	"  source TEXT PRIMARY KEY,\n"
 	"  pos TEXT NOT NULL\n"
 	") STRICT;\n",
-	/* 2: the contribution list by project and the latest check of a
-	 * series, fast on 100,000 contributions (storage/store_web.c). */
+	/* 2: the contribution list by project and by state, a series'
+	 * posted event and latest check, fast on 100,000 contributions
+	 * (storage/store_web.c). */
 	"CREATE INDEX contribution_project ON contribution(project_id,"
 	" activity);\n"
 	"CREATE INDEX checks_series ON checks(series_id, time);\n"
 	"CREATE INDEX event_series ON event(series_id, kind)"
-	" WHERE series_id IS NOT NULL;\n",
+	" WHERE series_id IS NOT NULL;\n"
+	"CREATE INDEX patch_state ON patch(state, series_id);\n",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

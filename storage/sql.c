@@ -34,6 +34,7 @@
 
 static const char *const text[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
+	[SQL_BEGIN_READ] = "BEGIN DEFERRED",
 	[SQL_COMMIT] = "COMMIT",
 	[SQL_ROLLBACK] = "ROLLBACK",
 	[SQL_USER_VERSION] = "PRAGMA user_version",
@@ -303,7 +304,10 @@ static const char *const text[SQL_COUNT] = {
 	 * (distinct per patch and person, superseded copies left out)
 	 * packed as acks << 40 | reviews << 20 | tests, the latest check
 	 * of the newest series.  Only rows on the page compute the
-	 * subqueries; activity is the index order. */
+	 * subqueries; activity is the index order.  A state filter first
+	 * asks the patch_state index which series hold a patch in that
+	 * state, so that a rare state does not cost a state computation
+	 * per contribution. */
 	[SQL_WEB_SUMMARY] =
 	    "SELECT c.id, coalesce(pr.name, ''), s.id, s.title,"
 	    " s.submitter_name, s.submitter_email, s.version, s.expected,"
@@ -335,6 +339,9 @@ static const char *const text[SQL_COUNT] = {
 	    " lower(:submitter)) > 0 OR instr(lower(s.submitter_email),"
 	    " lower(:submitter)) > 0)))"
 	    " AND (:q IS NULL OR instr(lower(s.title), lower(:q)) > 0)"
+	    " AND (:state IS NULL OR :state IN ('new', 'partial') OR"
+	    " c.newest_series_id IN (SELECT series_id FROM patch"
+	    " WHERE state = :state))"
 	    " AND (:state IS NULL OR " WEB_STATE " = :state)"
 	    " ORDER BY c.activity DESC, c.id DESC LIMIT :limit OFFSET :offset",
 	[SQL_WEB_PROJECTS] = "SELECT name FROM project ORDER BY name",

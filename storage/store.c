@@ -360,6 +360,23 @@ store_begin(struct store *st)
 }
 
 enum err
+store_snapshot(struct store *st)
+{
+	enum err e = db_exec(st, db_stmt(st, SQL_BEGIN_READ), "begin");
+
+	if (e == ERR_OK)
+		st->tx = true;
+	return e;
+}
+
+void
+store_snapshot_end(struct store *st)
+{
+	if (st->tx)
+		store_rollback(st);
+}
+
+enum err
 store_commit(struct store *st)
 {
 	enum err e = db_exec(st, db_stmt(st, SQL_COMMIT), "commit");

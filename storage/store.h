@@ -36,6 +36,14 @@ enum err store_begin(struct store *st);
 enum err store_commit(struct store *st);
 void store_rollback(struct store *st);
 bool store_in_tx(const struct store *st);
+/*
+ * A read transaction: the reads that follow see one snapshot of the
+ * database (a page made of many queries is consistent) and take the
+ * file locks once instead of once a statement.  store_snapshot_end ends
+ * it; writers are never blocked by it (WAL).
+ */
+enum err store_snapshot(struct store *st);
+void store_snapshot_end(struct store *st);
 
 /* The schema version this build writes. */
 int store_schema_version(void);
