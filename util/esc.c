@@ -46,8 +46,9 @@ html(struct buf *out, const char *s, size_t n, bool attr)
 		/* A run of bytes that need no entity, repaired as UTF-8. */
 		for (run = i; run < n; run++) {
 			c = (unsigned char)s[run];
-			if (c == '&' || c == '<' || c == '>' || c < 0x20 ||
-			    c == 0x7f || (attr && (c == '"' || c == '\'')))
+			if (c == '&' || c == '<' || c == '>' || c == 0x7f ||
+			    (c < 0x20 && c != '\t' && c != '\n' && c != '\r') ||
+			    (attr && (c == '"' || c == '\'')))
 				break;
 		}
 		e = utf8_repair(out, s + i, run - i);

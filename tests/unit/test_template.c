@@ -341,6 +341,41 @@ test_nested_lists(void **state)
 	template_data_free(d);
 }
 
+/* Web templates: every value escaped, in text and in attributes. */
+static void
+test_html_escape(void **state)
+{
+	struct template_data *d = template_data_new(), *it;
+	struct template *t = NULL;
+	struct buf out = BUF_INIT;
+	const char *text = "<a href=\"{{u}}\" title='{{t}}'>{{t}}</a>"
+	                   "{{#l}}<i>{{v}}</i>{{/l}}";
+
+	(void)state;
+	template_data_set(d, "u", "/c/1?a=1&b=\"2\"");
+	template_data_set(d, "t", "<script>alert('x')</script> & \x01");
+	it = template_data_add(d, "l");
+	template_data_set(it, "v", "\"><img src=x onerror=alert(1)>");
+	assert_int_equal(
+	    template_parse("t", text, strlen(text), 1, &t, NULL), ERR_OK);
+	template_set_html(t, true);
+	assert_int_equal(template_render(t, d, &out), ERR_OK);
+	assert_string_equal(buf_cstr(&out),
+	    "<a href=\"/c/1?a=1&amp;b=&quot;2&quot;\" "
+	    "title='&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; "
+	    "\xef\xbf\xbd'>&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; "
+	    "&amp; \xef\xbf\xbd</a><i>&quot;&gt;&lt;img src=x "
+	    "onerror=alert(1)&gt;</i>");
+	/* The same template as text (mail) leaves values alone. */
+	buf_reset(&out);
+	template_set_html(t, false);
+	assert_int_equal(template_render(t, d, &out), ERR_OK);
+	assert_non_null(strstr(buf_cstr(&out), "<script>alert('x')</script>"));
+	buf_free(&out);
+	template_free(t);
+	template_data_free(d);
+}
+
 static void
 test_standalone_lines(void **state)
 {
@@ -616,6 +651,7 @@ main(void)
 		cmocka_unit_test(test_sections),
 		cmocka_unit_test(test_nested_lists),
 		cmocka_unit_test(test_standalone_lines),
+		cmocka_unit_test(test_html_escape),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_check_names),

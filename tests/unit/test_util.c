@@ -144,6 +144,42 @@ test_time(void **state)
 }
 
 static void
+test_time_words(void **state)
+{
+	int64_t now = time_from_civil(2026, 12, 3, 12, 0, 0), t;
+	char out[48];
+
+	(void)state;
+	assert_int_equal(time_fmt_date(out, sizeof(out), now), ERR_OK);
+	assert_string_equal(out, "2026-12-03");
+	assert_int_equal(time_fmt_ago(out, sizeof(out), now - 30, now), 0);
+	assert_string_equal(out, "just now");
+	time_fmt_ago(out, sizeof(out), now - 60, now);
+	assert_string_equal(out, "1 minute ago");
+	time_fmt_ago(out, sizeof(out), now - 3 * 86400 - 5, now);
+	assert_string_equal(out, "3 days ago");
+	time_fmt_ago(out, sizeof(out), now - 15 * 86400, now);
+	assert_string_equal(out, "2 weeks ago");
+	time_fmt_ago(out, sizeof(out), now - 800 * 86400, now);
+	assert_string_equal(out, "2 years ago");
+	time_fmt_ago(out, sizeof(out), now + 3600, now);
+	assert_string_equal(out, "in the future");
+	assert_int_equal(time_fmt_ago(out, 4, now - 90000, now), ERR_LIMIT);
+
+	assert_int_equal(time_parse_iso("2026-12-03", &t), ERR_OK);
+	assert_int_equal(t, time_from_civil(2026, 12, 3, 0, 0, 0));
+	assert_int_equal(time_parse_iso("2026-12-03T06:53:51Z", &t), ERR_OK);
+	assert_int_equal(t, 1796280831);
+	assert_int_equal(time_parse_iso("2026-12-03 06:53", &t), ERR_OK);
+	assert_int_equal(t, 1796280780);
+	assert_int_equal(time_parse_iso("2026-13-03", &t), ERR_PARSE);
+	assert_int_equal(time_parse_iso("2026-12-3", &t), ERR_PARSE);
+	assert_int_equal(time_parse_iso("2026-12-03T", &t), ERR_PARSE);
+	assert_int_equal(time_parse_iso("2026-12-03x", &t), ERR_PARSE);
+	assert_int_equal(time_parse_iso("yesterday", &t), ERR_PARSE);
+}
+
+static void
 test_log_quote(void **state)
 {
 	char out[16];
@@ -166,6 +202,7 @@ main(void)
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_time),
+		cmocka_unit_test(test_time_words),
 		cmocka_unit_test(test_log_quote),
 	};
 

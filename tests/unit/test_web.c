@@ -1,0 +1,263 @@
+/*
+ * Unit tests of bot/web/: the router without sockets (what serve and
+ * publish share), the static site's relative links, the request body
+ * parser behind the jansson wall.  tests/integration/web.py drives the
+ * real server.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "bot/web/webpriv.h"
+#include "util/timeutil.h"
+#include "webtest.h"
+
+static struct webtest w;
+static struct web *web;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (webtest_setup(&w) != 0)
+		return -1;
+	web = web_new(&w.conf);
+	return web ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	web_free(web);
+	return webtest_teardown(&w);
+}
+
+static const char *query_page;
+
+static const char *
+arg(void *cls, const char *name)
+{
+	(void)cls;
+	return strcmp(name, "page") == 0 ? query_page : NULL;
+}
+
+/* Answer method path (statically when root is not "/"). */
+static void
+req(struct web_resp *rs, const char *method, const char *path, const char *root,
+    const char *auth, const char *body)
+{
+	struct web_req rq;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.method = method;
+	rq.path = path;
+	rq.arg = arg;
+	rq.root = root;
+	rq.static_site = strcmp(root, "/") != 0;
+	rq.authorization = auth;
+	rq.body = body;
+	rq.body_len = body ? strlen(body) : 0;
+	rq.now = time_now();
+	web_handle(web, w.st, &rq, rs);
+}
+
+static int
+status(const char *method, const char *path)
+{
+	struct web_resp rs;
+	int s;
+
+	req(&rs, method, path, "/", NULL, NULL);
+	s = rs.status;
+	web_resp_free(&rs);
+	return s;
+}
+
+static void
+test_routes(void **state)
+{
+	(void)state;
+	assert_int_equal(status("GET", "/"), 200);
+	assert_int_equal(status("HEAD", "/"), 200);
+	assert_int_equal(status("GET", "/c/1"), 200);
+	assert_int_equal(status("GET", "/c/1/"), 200);
+	assert_int_equal(status("GET", "/c/1/mbox"), 200);
+	assert_int_equal(status("GET", "/c/1/v1/mbox"), 200);
+	assert_int_equal(status("GET", "/c/1/v2/mbox"), 200);
+	assert_int_equal(status("GET", "/c/1/v3/mbox"), 404);
+	assert_int_equal(status("GET", "/c/1/v2/mboxx"), 404);
+	assert_int_equal(status("GET", "/c/1/feed.atom"), 200);
+	assert_int_equal(status("GET", "/feed.atom"), 200);
+	assert_int_equal(status("GET", "/style.css"), 200);
+	assert_int_equal(status("GET", "/c/99"), 404);
+	assert_int_equal(status("GET", "/c/01"), 404);
+	assert_int_equal(status("GET", "/c/1x"), 404);
+	assert_int_equal(status("GET", "/c/"), 404);
+	assert_int_equal(status("GET", "/c/1234567890123456789"), 404);
+	assert_int_equal(status("GET", "/nothing"), 404);
+	assert_int_equal(status("GET", "/api/contributions"), 200);
+	assert_int_equal(status("GET", "/api/contributions/1"), 200);
+	assert_int_equal(status("GET", "/api/contributions/9"), 404);
+	assert_int_equal(status("GET", "/api/patches/1"), 200);
+	assert_int_equal(status("GET", "/api/patches/1/checks"), 200);
+	assert_int_equal(status("GET", "/api/events"), 200);
+	assert_int_equal(status("GET", "/api/nothing"), 404);
+	assert_int_equal(status("GET", "/api/checks"), 405);
+	assert_int_equal(status("PUT", "/"), 405);
+	assert_int_equal(status("POST", "/"), 405);
+	assert_int_equal(status("POST", "/api/checks"), 403);
+}
+
+static void
+test_msgid_redirect(void **state)
+{
+	struct web_resp rs;
+
+	(void)state;
+	req(&rs, "GET", "/m/<20261105090000.2000-2-ada@example.org>", "/", NULL,
+	    NULL);
+	assert_int_equal(rs.status, 302);
+	assert_non_null(rs.location);
+	assert_int_equal(strncmp(rs.location, "/c/1#patch-", 11), 0);
+	web_resp_free(&rs);
+	req(&rs, "GET", "/m/ 20261105090000.2000-0-ada@example.org ", "/", NULL,
+	    NULL);
+	assert_int_equal(rs.status, 302);
+	assert_string_equal(rs.location, "/c/1");
+	web_resp_free(&rs);
+	assert_int_equal(status("GET", "/m/nobody@nowhere"), 404);
+	assert_int_equal(status("GET", "/m/<\"x\"@y>"), 404);
+	assert_int_equal(status("GET", "/m/"), 404);
+}
+
+static void
+test_limits(void **state)
+{
+	char *path = malloc(WEB_MAX_URL + 2);
+
+	(void)state;
+	memset(path, 'x', WEB_MAX_URL + 1);
+	path[0] = '/';
+	path[WEB_MAX_URL + 1] = '\0';
+	assert_int_equal(status("GET", path), 414);
+	free(path);
+}
+
+/* Static pages: every local link relative to the page, dates absolute. */
+static void
+test_static_links(void **state)
+{
+	struct web_resp rs;
+
+	(void)state;
+	req(&rs, "GET", "/c/2", "../../", NULL, NULL);
+	assert_int_equal(rs.status, 200);
+	assert_non_null(strstr(buf_cstr(&rs.body), "href=\"../../style.css\""));
+	assert_non_null(strstr(buf_cstr(&rs.body), "href=\"../../c/2/mbox\""));
+	assert_non_null(strstr(
+	    buf_cstr(&rs.body), "href=\"../../api/contributions/2.json\""));
+	assert_null(strstr(buf_cstr(&rs.body), "href=\"/"));
+	assert_null(strstr(buf_cstr(&rs.body), " ago<"));
+	web_resp_free(&rs);
+	req(&rs, "GET", "/", "", NULL, NULL);
+	assert_non_null(strstr(buf_cstr(&rs.body), "href=\"c/1/\""));
+	assert_null(strstr(buf_cstr(&rs.body), "<form"));
+	web_resp_free(&rs);
+}
+
+static void
+test_check_tokens(void **state)
+{
+	struct web_resp rs;
+	const char *ok = "{\"patch\": 1, \"state\": \"success\", \"context\": "
+	                 "\"lab/build\"}";
+
+	(void)state;
+	req(&rs, "POST", "/api/checks", "/", "Token wrong", ok);
+	assert_int_equal(rs.status, 403);
+	web_resp_free(&rs);
+	req(&rs, "POST", "/api/checks", "/", "Bearer sekrit-token", ok);
+	assert_int_equal(rs.status, 403);
+	web_resp_free(&rs);
+	req(&rs, "POST", "/api/checks", "/", "Token sekrit-token ", ok);
+	assert_int_equal(rs.status, 201);
+	assert_non_null(strstr(buf_cstr(&rs.body), "\"reporter\":\"lab\""));
+	web_resp_free(&rs);
+	req(&rs, "POST", "/api/checks", "/", "Token sekrit-token", "[]");
+	assert_int_equal(rs.status, 400);
+	web_resp_free(&rs);
+}
+
+static bool
+body(const char *json, struct web_check_in *in)
+{
+	static struct arena *a;
+	const char *why = NULL;
+
+	arena_free(a);
+	a = arena_new();
+	return webbody_check(a, json, strlen(json), 0, in, &why);
+}
+
+static void
+test_body(void **state)
+{
+	struct web_check_in in;
+
+	(void)state;
+	assert_true(body("{\"patch\": \"<a@b>\", \"state\": \"fail\", "
+	                 "\"context\": \"x\", \"target_url\": "
+	                 "\"https://ci/1\", \"description\": \"d\"}",
+	    &in));
+	assert_string_equal(in.msgid, "<a@b>");
+	assert_string_equal(in.state, "fail");
+	assert_string_equal(in.url, "https://ci/1");
+	assert_string_equal(in.description, "d");
+	assert_true(body("{\"patch\": 7, \"state\": \"pending\", \"context\": "
+	                 "\"x\", \"target_url\": null}",
+	    &in));
+	assert_int_equal(in.patch, 7);
+	assert_null(in.url);
+	assert_false(body("", &in));
+	assert_false(body("{\"patch\": 7, \"state\": \"passed\", \"context\": "
+	                  "\"x\"}",
+	    &in));
+	assert_false(body("{\"patch\": 7, \"state\": \"fail\"}", &in));
+	assert_false(body("{\"patch\": 7, \"state\": \"fail\", \"context\": "
+	                  "\"two words\"}",
+	    &in));
+	assert_false(body("{\"patch\": -1, \"state\": \"fail\", \"context\": "
+	                  "\"x\"}",
+	    &in));
+	assert_false(body("{\"patch\": 7, \"state\": \"fail\", \"context\": "
+	                  "\"x\", \"target_url\": \"javascript:1\"}",
+	    &in));
+	assert_false(body("{\"patch\": 7, \"state\": \"fail\", \"context\": "
+	                  "\"x\", \"description\": \"a\\nb\"}",
+	    &in));
+	assert_false(body("{\"patch\": 7, \"patch\": 8, \"state\": \"fail\", "
+	                  "\"context\": \"x\"}",
+	    &in));
+	assert_false(body("{\"patch\": 7, \"state\": \"fail\", \"context\": "
+	                  "\"a\\u0000b\"}",
+	    &in));
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test(test_msgid_redirect),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_static_links),
+		cmocka_unit_test(test_check_tokens),
+		cmocka_unit_test(test_body),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
