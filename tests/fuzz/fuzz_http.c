@@ -1,0 +1,71 @@
+/*
+ * What a client sends the web server and we parse ourselves: a check's
+ * JSON body (behind jansson's wall, bot/web/webbody.c) and the ids of a
+ * path.  The input is a path, a NUL, then a body.  Nothing may crash; a
+ * body taken must hold only what a page may show; a path escaped for a
+ * page must hold no markup.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/web/webpriv.h"
+#include "util/esc.h"
+#include "util/utf8.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+plain(const char *s, size_t max)
+{
+	size_t i, n;
+
+	if (s == NULL)
+		return;
+	n = strlen(s);
+	if (n > max || !utf8_valid(s, n))
+		abort();
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *p = (const char *)data;
+	const char *nul = memchr(p, '\0', size);
+	size_t plen = nul ? (size_t)(nul - p) : size;
+	struct arena *a = arena_new();
+	struct web_check_in in;
+	struct buf b = BUF_INIT;
+	const char *why = NULL;
+	int64_t id;
+	size_t i;
+
+	if (web_id(p, plen, &id) && id <= 0)
+		abort();
+	if (esc_html_attr(&b, p, plen) != ERR_OK ||
+	    !utf8_valid(b.p ? b.p : "", b.n))
+		abort();
+	for (i = 0; i < b.n; i++)
+		if (b.p[i] == '<' || b.p[i] == '>' || b.p[i] == '"' ||
+		    b.p[i] == '\'')
+			abort();
+	if (nul && webbody_check(a, nul + 1, size - plen - 1, 0, &in, &why)) {
+		plain(in.state, 16);
+		plain(in.context, 255);
+		plain(in.url, 2048);
+		plain(in.description, 2000);
+		if (in.url && !web_http_url(in.url))
+			abort();
+		if (in.msgid == NULL && in.patch <= 0)
+			abort();
+	} else if (nul && why == NULL) {
+		abort();
+	}
+	buf_free(&b);
+	arena_free(a);
+	return 0;
+}
