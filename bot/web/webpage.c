@@ -70,6 +70,24 @@ webpage_error(struct web *w, const struct web_req *rq, struct web_resp *rs,
 	arena_free(a);
 }
 
+void
+webpage_moved(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    const char *target, const char *title)
+{
+	struct arena *a = arena_new();
+	struct template_data *d = template_data_new();
+
+	common(w, a, d, rq, title);
+	template_data_set(d, "refresh_url", target);
+	template_data_set(d, "heading", title);
+	template_data_set(d, "text", "This message is part of a contribution:");
+	template_data_set(d, "link_url", target);
+	template_data_set(d, "link_text", title);
+	render(w, WEB_PAGE_ERROR, d, rs, 200);
+	template_data_free(d);
+	arena_free(a);
+}
+
 /* ---- the list ---- */
 
 static void

@@ -67,6 +67,10 @@ void webpage_contrib(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, int64_t id);
 void webpage_error(struct web *w, const struct web_req *rq, struct web_resp *rs,
     int status, const char *title, const char *text);
+/* A static site's stand-in for a redirect: a page that refreshes to
+ * target (and links to it, titled title). */
+void webpage_moved(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    const char *target, const char *title);
 
 /* ---- webapi.c: JSON, mbox, Atom ---- */
 

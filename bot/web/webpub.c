@@ -138,6 +138,47 @@ page(struct pub *p, const char *path, int depth, const char *rel)
 	return e;
 }
 
+/* Whether a Message-ID can be a folder name that a web server maps its
+ * percent-decoded URL to: no '/', no leading '.' (msgid_valid already
+ * keeps out blanks, controls and brackets). */
+static bool
+path_safe(const char *msgid)
+{
+	return msgid && *msgid && *msgid != '.' && !strchr(msgid, '/') &&
+	    strlen(msgid) < 200;
+}
+
+/* m/MESSAGE-ID/index.html: what /m/ redirects do on a server. */
+static enum err
+moved(struct pub *p, const char *msgid, int64_t id, int64_t patch,
+    const char *title)
+{
+	struct web_req rq;
+	struct web_resp rs;
+	struct buf target = BUF_INIT, rel = BUF_INIT;
+	enum err e;
+
+	if (!path_safe(msgid))
+		return ERR_OK;
+	memset(&rq, 0, sizeof(rq));
+	rq.method = "GET";
+	rq.path = "/";
+	rq.static_site = true;
+	rq.root = "../../";
+	rq.now = p->now;
+	buf_addf(&target, "../../c/%" PRId64 "/", id);
+	if (patch)
+		buf_addf(&target, "#patch-%" PRId64, patch);
+	buf_addf(&rel, "m/%s/index.html", msgid);
+	memset(&rs, 0, sizeof(rs));
+	webpage_moved(p->web, &rq, &rs, buf_cstr(&target), title);
+	e = put(p, buf_cstr(&rel), rs.body.p ? rs.body.p : "", rs.body.n);
+	web_resp_free(&rs);
+	buf_free(&target);
+	buf_free(&rel);
+	return e;
+}
+
 static enum err
 contribution(struct pub *p, int64_t id)
 {
@@ -163,7 +204,12 @@ contribution(struct pub *p, int64_t id)
 	for (i = 0; e == ERR_OK && i < c.nseries; i++) {
 		const struct view_series *s = &c.series[i];
 
-		if (s->npatches)
+		e = moved(p, s->message_id, id, 0, s->title);
+		for (k = 0; e == ERR_OK && k < s->npatches; k++)
+			if (strcmp(s->patches[k].message_id, s->message_id))
+				e = moved(p, s->patches[k].message_id, id,
+				    s->patches[k].id, s->title);
+		if (e == ERR_OK && s->npatches)
 			ONE("/c/%" PRId64 "/v%d/mbox", 3,
 			    "c/%" PRId64 "/v%d/mbox", id, s->version);
 		for (k = 0; k < s->npatches; k++)

@@ -17,6 +17,9 @@
  *                                      summaries
  *   api/contributions/ID.json          as GET /api/contributions/ID
  *   api/patches/ID.json                as GET /api/patches/ID
+ *   m/MESSAGE-ID/index.html            for each patch and cover letter:
+ *                                      a page that refreshes to its
+ *                                      contribution (a static /m/)
  */
 #ifndef BOT_WEB_WEBPUB_H
 #define BOT_WEB_WEBPUB_H

@@ -296,6 +296,9 @@ def publish(fx, tmp):
     check('published pages link relatively', 'href="c/%d/"' % fx.cid in home and 'href="style.css"' in home)
     check('published pages escape too', not injected(home) and not injected(
         open(os.path.join(d, 'c/%d/index.html' % fx.evil_cid)).read()))
+    m = os.path.join(d, 'm', msgid(fx.v2[1]), 'index.html')
+    check('published /m/ pages refresh to the contribution', os.path.exists(m) and
+          'content="0; url=../../c/%d/#patch-' % fx.cid in open(m).read())
     api = json.load(open(os.path.join(d, 'api/contributions/%d.json' % fx.cid)))
     check('published JSON is show --json', api == fx.yard.show(str(fx.cid)))
     mtime = os.stat(os.path.join(d, 'c/%d/index.html' % fx.evil_cid)).st_mtime_ns
