@@ -1,4 +1,6 @@
 /*
+ * Room bot/web: the status pages, JSON API, mbox and Atom feed.
+ *
  * The status pages, JSON API, mbox and Atom feed (DESIGN.md §9), as one
  * router from a request to a response that knows nothing of sockets:
  * `patchyard serve` (bot/web/websrv.c, libmicrohttpd) and `patchyard
