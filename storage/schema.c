@@ -206,6 +206,20 @@ static const char *const migrations[] = {
 	"CREATE INDEX event_series ON event(series_id, kind)"
 	" WHERE series_id IS NOT NULL;\n"
 	"CREATE INDEX patch_state ON patch(state, series_id);\n",
+	/* 3: the daemon (issue 19).  What `status` shows of each configured
+	 * source; its positions live in import_pos under
+	 * "source:NAME:...".  The partial index answers "has the queue
+	 * changed" without indexing every posted event. */
+	"CREATE TABLE source_state(\n"
+	"  name TEXT PRIMARY KEY,\n"
+	"  kind TEXT NOT NULL,\n"
+	"  last_error TEXT,\n"
+	"  error_time INTEGER,\n"
+	"  checked INTEGER NOT NULL\n"
+	") STRICT;\n"
+	"CREATE INDEX event_queue ON event(id) WHERE kind IN ('staged',"
+	" 'updated', 'graduated', 'dropped', 'folded', 'merged',"
+	" 'withdrawn');\n",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

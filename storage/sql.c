@@ -385,6 +385,50 @@ static const char *const text[SQL_COUNT] = {
 	    " JOIN patch o ON o.id = p.predecessor_id"
 	    " JOIN series os ON os.id = o.series_id"
 	    " WHERE p.series_id = :series ORDER BY p.number, p.id",
+	[SQL_SOURCE_REPORT] =
+	    "INSERT INTO source_state(name, kind, last_error, error_time,"
+	    " checked) VALUES(:name, :kind, :error, :error_time, :now)"
+	    " ON CONFLICT(name) DO UPDATE SET kind = :kind,"
+	    " last_error = :error, error_time = :error_time, checked = :now",
+	[SQL_SOURCE_GET] = "SELECT last_error, coalesce(error_time, 0),"
+	                   " checked FROM source_state WHERE name = :name",
+	/* The position of a followed source: of its parts (an epoch, a
+	 * mailbox), the one with the longest, then greatest, key: for
+	 * "source:NAME:epoch:N" the highest N. */
+	[SQL_SOURCE_POS] =
+	    "SELECT pos FROM import_pos WHERE source > :lo AND source < :hi"
+	    " ORDER BY length(source) DESC, source DESC LIMIT 1",
+	[SQL_STATUS_MESSAGES] = "SELECT count(*) FROM message",
+	/* A contribution's state as show computes it: its newest series'
+	 * patches' common state, "partial" when they differ. */
+	[SQL_STATUS_STATES] =
+	    "SELECT st, count(*) FROM (SELECT CASE"
+	    " WHEN count(p.id) = 0 THEN 'new'"
+	    " WHEN min(p.state) = max(p.state) THEN min(p.state)"
+	    " ELSE 'partial' END AS st FROM contribution c"
+	    " LEFT JOIN patch p ON p.series_id = coalesce(c.newest_series_id,"
+	    " (SELECT s.id FROM series s WHERE s.contribution_id = c.id"
+	    " ORDER BY s.version DESC, s.date DESC, s.id DESC LIMIT 1))"
+	    " GROUP BY c.id) GROUP BY st ORDER BY st",
+	[SQL_STATUS_OUTBOX] =
+	    "SELECT coalesce(sum(state = 'queued' AND next_attempt <= :now), "
+	    "0),"
+	    " coalesce(sum(state = 'held' OR (state = 'queued' AND"
+	    " next_attempt > :now)), 0), coalesce(sum(state = 'failed'), 0)"
+	    " FROM outbox WHERE state IN ('queued', 'held', 'failed')",
+	[SQL_STATUS_QUEUES] =
+	    "SELECT coalesce(j.name, ''), p.queue, count(*) FROM patch p"
+	    " LEFT JOIN project j ON j.id = p.project_id"
+	    " WHERE p.state = 'staged' GROUP BY p.project_id, p.queue"
+	    " ORDER BY j.name, p.queue",
+	/* The newest event that changes what the staging branches hold;
+	 * the partial index event_queue answers it. */
+	[SQL_RUN_QUEUE_MARK] =
+	    "SELECT coalesce(max(id), 0) FROM event WHERE kind IN ('staged',"
+	    " 'updated', 'graduated', 'dropped', 'folded', 'merged',"
+	    " 'withdrawn')",
+	[SQL_RUN_OUTBOX_NEXT] =
+	    "SELECT min(next_attempt) FROM outbox WHERE state = 'queued'",
 };
 
 const char *

@@ -24,6 +24,7 @@
 #include "bot/workflow/stage.h"
 #include "bot/workflow/workflow.h"
 #include "parsers/limits.h"
+#include "storage/store_run.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -50,6 +51,8 @@ static const char usage_text[] =
     "  withdraw REF                  drop as withdrawn\n"
     "  send [--now]                  send the mail that is due\n"
     "  rebuild | upstream            run one staging worker once\n"
+    "  run [--once]                  the daemon: sources, workers, timers\n"
+    "  status [--json]               sources, queues, outbox, last runs\n"
     "  config                        check the config, print it with "
     "defaults\n"
     "  serve [--listen ADDR:PORT] [--timeout S] [--connections N]\n"
@@ -418,6 +421,8 @@ cmd_send(struct cli *c)
 	if (sent + failed + waiting)
 		fprintf(stderr, "send: %u sent, %u failed, %u waiting\n", sent,
 		    failed, waiting);
+	if (e == ERR_OK && sent + failed + waiting)
+		e = store_run_mark(c->st, "send", time_now());
 	return e == ERR_OK ? 0 : 1;
 }
 
@@ -436,6 +441,9 @@ cmd_worker(struct cli *c)
 		e = stage_rebuild(c->st, &c->conf);
 	else
 		e = stage_upstream(c->st, &c->conf);
+	/* For `status`: when the worker last did its job. */
+	if (e == ERR_OK)
+		e = store_run_mark(c->st, c->argv[0], time_now());
 	return e == ERR_OK ? 0 : 1;
 }
 
@@ -461,6 +469,8 @@ static const struct subcommand {
 	{ "config", cli_config_cmd },
 	{ "serve", cli_serve_cmd },
 	{ "publish", cli_publish_cmd },
+	{ "run", cli_run_cmd },
+	{ "status", cli_status_cmd },
 };
 
 int

@@ -37,4 +37,10 @@ int cli_config_cmd(struct cli *c);
 int cli_serve_cmd(struct cli *c);
 int cli_publish_cmd(struct cli *c);
 
+/* cli_run.c: `patchyard run [--once]`, the daemon. */
+int cli_run_cmd(struct cli *c);
+
+/* cli_status.c: `patchyard status [--json]`. */
+int cli_status_cmd(struct cli *c);
+
 #endif

@@ -54,6 +54,7 @@ struct git_pubinbox {
 	struct gp_epoch *epochs;
 	size_t nepochs, nalloc;
 	size_t ei; /* the epoch being read */
+	size_t end; /* read up to this epoch index (nepochs: to the end) */
 	git_repository *repo; /* epochs[ei], once its walk is loaded */
 	size_t reads; /* commits read since repo was opened */
 	git_oid *oids; /* its commits, oldest first */
@@ -322,7 +323,7 @@ gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
 	git_blob_free(p->blob);
 	p->blob = NULL;
 	for (;;) {
-		if (p->ei == p->nepochs)
+		if (p->ei >= p->end)
 			return ERR_NOTFOUND;
 		if (p->repo == NULL) {
 			e = gp_load(p);
@@ -416,7 +417,8 @@ git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
 	enum err e;
 
 	gp_close_epoch(p);
-	p->ei = p->nepochs; /* at the end until the position proves good */
+	p->ei = p->end = p->nepochs; /* at the end until the position proves
+	                                good */
 	p->err = ERR_OK;
 	if (!gp_parse_pos(p, pos, &ei, &oid)) {
 		log_err("source: %s: position %.80s is not one of this inbox",
@@ -434,6 +436,70 @@ git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
 	if (e != ERR_OK) {
 		gp_close_epoch(p);
 		p->ei = p->nepochs;
+	}
+	return e;
+}
+
+size_t
+git_pubinbox_nepochs(const struct git_pubinbox *p)
+{
+	return p->nepochs;
+}
+
+unsigned long
+git_pubinbox_epoch(const struct git_pubinbox *p, size_t i)
+{
+	return p->epochs[i].num;
+}
+
+enum err
+git_pubinbox_head(struct git_pubinbox *p, size_t i, char hex[41])
+{
+	git_repository *repo = NULL;
+	git_oid oid;
+	enum err e;
+	int r;
+
+	hex[0] = '\0';
+	if ((e = gp_open_repo(p, i, &repo)) != ERR_OK)
+		return e;
+	r = git_reference_name_to_id(&oid, repo, "HEAD");
+	if (r == 0)
+		git_oid_tostr(hex, 41, &oid);
+	else if (r == GIT_EUNBORNBRANCH || r == GIT_ENOTFOUND)
+		e = ERR_NOTFOUND;
+	else
+		e = gp_giterr(p, "HEAD");
+	git_repository_free(repo);
+	return e;
+}
+
+/*
+ * Like seek, but the reading ends with epoch i; and a commit that is not
+ * on the epoch's first-parent line is ERR_CONFLICT (history rewritten),
+ * told apart from the errors of reading it.
+ */
+enum err
+git_pubinbox_select(struct git_pubinbox *p, size_t i, const char *after)
+{
+	enum err e = ERR_OK;
+
+	gp_close_epoch(p);
+	p->err = ERR_OK;
+	p->ei = i;
+	p->end = i + 1;
+	p->has_hide = false;
+	if (after != NULL) {
+		if (git_oid_fromstr(&p->hide, after) != 0)
+			return ERR_INVAL;
+		p->has_hide = true;
+		e = gp_load(p);
+	}
+	if (e == ERR_INVAL)
+		e = ERR_CONFLICT;
+	if (e != ERR_OK) {
+		gp_close_epoch(p);
+		p->ei = p->end = p->nepochs;
 	}
 	return e;
 }
@@ -469,6 +535,7 @@ git_pubinbox_open(const char *path, size_t limit, struct git_pubinbox **out)
 		git_pubinbox_free(p);
 		return e;
 	}
+	p->end = p->nepochs;
 	*out = p;
 	return ERR_OK;
 }

@@ -26,4 +26,17 @@ enum err git_pubinbox_next(
     struct git_pubinbox *p, struct source_mail *m, bool *truncated);
 double git_pubinbox_progress(const struct git_pubinbox *p);
 
+/* Following an inbox (bot/daemon/): its epochs in numeric order. */
+size_t git_pubinbox_nepochs(const struct git_pubinbox *p);
+unsigned long git_pubinbox_epoch(const struct git_pubinbox *p, size_t i);
+/* The head commit of epoch i; ERR_NOTFOUND when it has none yet. */
+enum err git_pubinbox_head(struct git_pubinbox *p, size_t i, char hex[41]);
+/*
+ * Read epoch i alone, after commit after (hex; NULL: from its first
+ * mail).  ERR_CONFLICT when after is not on the first-parent line of the
+ * epoch's head: its history was rewritten.
+ */
+enum err git_pubinbox_select(
+    struct git_pubinbox *p, size_t i, const char *after);
+
 #endif

@@ -181,3 +181,28 @@ source_progress(const struct source *s)
 		return git_pubinbox_progress(s->pubinbox);
 	}
 }
+
+size_t
+source_epochs(const struct source *s)
+{
+	return s->kind == SOURCE_PUBINBOX ? git_pubinbox_nepochs(s->pubinbox)
+	                                  : 0;
+}
+
+unsigned long
+source_epoch_num(const struct source *s, size_t i)
+{
+	return git_pubinbox_epoch(s->pubinbox, i);
+}
+
+enum err
+source_epoch_head(struct source *s, size_t i, char hex[41])
+{
+	return git_pubinbox_head(s->pubinbox, i, hex);
+}
+
+enum err
+source_epoch_select(struct source *s, size_t i, const char *after)
+{
+	return git_pubinbox_select(s->pubinbox, i, after);
+}

@@ -66,4 +66,17 @@ enum err source_next(struct source *s, struct source_mail *m, bool *truncated);
 /* Fraction done, 0..1, for a progress bar; -1 when unknown. */
 double source_progress(const struct source *s);
 
+/*
+ * Following a public-inbox archive epoch by epoch (bot/daemon/): each
+ * epoch's position is its own.  The number of epochs (0 for other
+ * kinds), the number N of epoch i (git/N.git), its head commit
+ * (ERR_NOTFOUND while it has none), and reading it alone after commit
+ * after (NULL: from its start; ERR_CONFLICT: after is no longer in its
+ * history).
+ */
+size_t source_epochs(const struct source *s);
+unsigned long source_epoch_num(const struct source *s, size_t i);
+enum err source_epoch_head(struct source *s, size_t i, char hex[41]);
+enum err source_epoch_select(struct source *s, size_t i, const char *after);
+
 #endif

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "bot/source/source.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -69,6 +68,11 @@ reader(void *arg)
 {
 	struct queue *q = arg;
 	size_t slot = 0;
+	sigset_t all;
+
+	/* Signals are the main thread's: its writer decides when to stop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
 
 	for (;;) {
 		struct source_mail sm;
@@ -195,6 +199,13 @@ drain(struct queue *q, struct writer *w)
 		it = &q->items[q->head];
 		pthread_mutex_unlock(&q->mu);
 
+		if (w->o->stop != NULL && *w->o->stop) {
+			pthread_mutex_lock(&q->mu);
+			q->stop = true;
+			pthread_cond_signal(&q->not_full);
+			pthread_mutex_unlock(&q->mu);
+			break;
+		}
 		e = write_one(w, it);
 
 		pthread_mutex_lock(&q->mu);
@@ -260,8 +271,8 @@ open_source(struct store *st, const char *path, const struct import_opts *o,
 }
 
 enum err
-import_path(struct ingest *in, struct store *st, const char *path,
-    const struct import_opts *o)
+import_source(struct ingest *in, struct store *st, struct source *src,
+    const char *key, const struct import_opts *o, size_t *done)
 {
 	struct queue q;
 	struct writer w;
@@ -271,22 +282,20 @@ import_path(struct ingest *in, struct store *st, const char *path,
 
 	memset(&q, 0, sizeof(q));
 	memset(&w, 0, sizeof(w));
+	*done = 0;
 	/* Mails come and go by the thousand: keep freed memory instead of
 	 * handing it back to the kernel and asking again. */
 	mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
 	mallopt(M_TOP_PAD, 16 * 1024 * 1024);
-	if ((e = open_source(st, path, o, &q.src)) != ERR_OK)
-		return e;
+	q.src = src;
 	w.in = in;
 	w.st = st;
 	w.o = o;
-	w.name = source_name(q.src);
+	w.name = key;
 	w.batch = o->batch ? o->batch : IMPORT_BATCH;
 	if (o->project &&
-	    (e = ingest_project(in, o->project, NULL, &w.project)) != ERR_OK) {
-		source_free(q.src);
+	    (e = ingest_project(in, o->project, NULL, &w.project)) != ERR_OK)
 		return e;
-	}
 	ingest_mail_opts(in, &q.opts);
 	for (i = 0; i < QUEUE_LEN; i++)
 		q.items[i].a = arena_new();
@@ -311,6 +320,21 @@ import_path(struct ingest *in, struct store *st, const char *path,
 		arena_free(q.items[i].a);
 		free(q.items[i].raw);
 	}
-	source_free(q.src);
+	*done = w.done;
+	return e;
+}
+
+enum err
+import_path(struct ingest *in, struct store *st, const char *path,
+    const struct import_opts *o)
+{
+	struct source *src = NULL;
+	size_t done;
+	enum err e;
+
+	if ((e = open_source(st, path, o, &src)) != ERR_OK)
+		return e;
+	e = import_source(in, st, src, source_name(src), o, &done);
+	source_free(src);
 	return e;
 }

@@ -1,0 +1,24 @@
+/*
+ * A local mirror of a public-inbox v2 archive served by URL (https://
+ * lore.kernel.org/LIST, or file:// for a local one): each epoch
+ * URL/git/N.git fetched with libgit2 into DIR/git/N.git.
+ */
+#ifndef BOT_PUBINBOX_MIRROR_H
+#define BOT_PUBINBOX_MIRROR_H
+
+#include <stdbool.h>
+
+#include "util/err.h"
+
+/*
+ * Bring DIR up to date with url: fetch the newest epoch DIR holds (all
+ * of them when all is set) and every newer one the server has.  The
+ * fetch is forced, so a rewritten epoch shows as a head that no longer
+ * descends from what was read.  *fetched counts the epochs fetched.
+ * Errors are logged with the URL: ERR_NET when the server cannot be
+ * reached or has no epoch 0, ERR_IO for DIR.
+ */
+enum err pubinbox_mirror(
+    const char *url, const char *dir, bool all, unsigned *fetched);
+
+#endif
