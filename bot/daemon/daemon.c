@@ -431,6 +431,9 @@ daemon_run(const struct config *conf, const struct daemon_opts *o)
 	}
 	if (e == ERR_OK && daemon_stop)
 		log_info("run: stopped by signal");
+	/* --once for cron: say when a worker failed. */
+	if (e == ERR_OK && o->once && !daemon_stop && d.failed)
+		e = ERR_TEMP;
 	finish(&d);
 	signals_restore();
 	return e;

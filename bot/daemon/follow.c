@@ -290,7 +290,8 @@ follow_run(struct daemon *d, double now, bool *got)
 		f->next_poll = time_mono() + f->cs->interval;
 		if (n > 0) {
 			*got = true;
-			log_info("source: %s: %zu mails", f->cs->name, n);
+			log_info("source: %s: %zu mail%s", f->cs->name, n,
+			    n == 1 ? "" : "s");
 		}
 		/* A source in trouble says so itself; the others go on. */
 		if (e != ERR_OK && first == ERR_OK && d->o.once)

@@ -1,0 +1,480 @@
+/*
+ * The IMAP source: libetpan speaks the protocol and parses the server's
+ * responses; the socket, its timeout and TLS are ours (imap_tls.c), as
+ * libetpan verifies no certificate.  Nothing of the server's answers is
+ * parsed here beyond what libetpan hands back as structures.
+ */
+#include "bot/source/imap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libetpan/libetpan.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bot/source/imap_tls.h"
+#include "parsers/imapurl.h"
+#include "util/xalloc.h"
+
+struct imap {
+	mailimap *s;
+	struct imapurl url;
+	bool idle; /* the server offers IDLE */
+	bool move; /* ... MOVE */
+	bool uidplus; /* ... UIDPLUS (UID EXPUNGE) */
+};
+
+/* libetpan's codes in words, for the one-line reasons. */
+static const char *
+etpan_str(int r)
+{
+	switch (r) {
+	case MAILIMAP_ERROR_STREAM:
+		return "the connection was lost or timed out";
+	case MAILIMAP_ERROR_PARSE:
+		return "an answer libetpan cannot parse";
+	case MAILIMAP_ERROR_LOGIN:
+		return "login refused";
+	case MAILIMAP_ERROR_SELECT:
+	case MAILIMAP_ERROR_EXAMINE:
+		return "no such mailbox";
+	case MAILIMAP_ERROR_MEMORY:
+		return "out of memory";
+	default:
+		return "the server refused the command";
+	}
+}
+
+static enum err
+fail(char *err, size_t errn, enum err e, const char *what, int r)
+{
+	snprintf(err, errn, "%s: %s", what, etpan_str(r));
+	return e;
+}
+
+/* A TCP connection to host:port within timeout seconds; -1 with a
+ * reason in err. */
+static int
+tcp_connect(const struct imapurl *u, int timeout, char *err, size_t errn)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	int fd = -1, r, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	r = getaddrinfo(u->host, u->port, &hints, &res);
+	if (r != 0) {
+		snprintf(err, errn, "%s: %s", u->host, gai_strerror(r));
+		return -1;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		struct pollfd p;
+
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+		if (fd < 0)
+			continue;
+		fcntl(fd, F_SETFL, O_NONBLOCK);
+		r = connect(fd, ai->ai_addr, ai->ai_addrlen);
+		if (r != 0 && errno == EINPROGRESS) {
+			p.fd = fd;
+			p.events = POLLOUT;
+			if (poll(&p, 1, timeout * 1000) == 1 &&
+			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) ==
+			        0) {
+				r = soerr ? -1 : 0;
+				errno = soerr ? soerr : ETIMEDOUT;
+			} else {
+				errno = errno == EINTR ? EINTR : ETIMEDOUT;
+			}
+		}
+		if (r == 0) {
+			fcntl(fd, F_SETFL, 0);
+			break;
+		}
+		snprintf(err, errn, "%s port %s: %s", u->host, u->port,
+		    strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+static enum err
+read_password(const char *path, char *out, size_t n, char *err, size_t errn)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+
+	if (f == NULL) {
+		snprintf(err, errn, "%s: %s", path, strerror(errno));
+		return ERR_CONFIG;
+	}
+	if (fgets(out, (int)n, f) == NULL)
+		out[0] = '\0';
+	fclose(f);
+	len = strlen(out);
+	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
+		out[--len] = '\0';
+	return ERR_OK;
+}
+
+/* The stream, in TLS: at once for imaps://, after STARTTLS otherwise. */
+static enum err
+open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
+    size_t errn)
+{
+	struct imap_tls_opts to = { im->url.host, c->ca_file, c->pin_sha256,
+		c->timeout };
+	mailstream_low *low = NULL, *plain;
+	enum err e;
+	int r;
+
+	if (im->url.tls) {
+		if ((e = imap_tls_open(fd, &to, &low, err, errn)) != ERR_OK) {
+			close(fd);
+			return e;
+		}
+		r = mailimap_connect(im->s, mailstream_new(low, 8192));
+		if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
+		    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
+			return fail(err, errn, ERR_NET, "greeting", r);
+		return ERR_OK;
+	}
+	plain = mailstream_low_socket_open(fd);
+	r = mailimap_connect(im->s, mailstream_new(plain, 8192));
+	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
+	    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
+		return fail(err, errn, ERR_NET, "greeting", r);
+	r = mailimap_starttls(im->s);
+	if (r != MAILIMAP_NO_ERROR)
+		return fail(err, errn, ERR_NET,
+		    "STARTTLS (required before logging in)", r);
+	/* Anything already read came before TLS: an injection. */
+	if (im->s->imap_stream->read_buffer_len != 0) {
+		snprintf(err, errn, "data sent with the STARTTLS answer");
+		return ERR_NET;
+	}
+	if ((e = imap_tls_open(fd, &to, &low, err, errn)) != ERR_OK)
+		return e;
+	mailstream_low_free(plain);
+	mailstream_set_low(im->s->imap_stream, low);
+	return ERR_OK;
+}
+
+static enum err
+login_select(
+    struct imap *im, const struct imap_config *c, char *err, size_t errn)
+{
+	struct mailimap_capability_data *cap = NULL;
+	char password[512] = "";
+	int r;
+	enum err e = ERR_OK;
+
+	if (c->password_file &&
+	    (e = read_password(c->password_file, password, sizeof(password),
+	         err, errn)) != ERR_OK)
+		return e;
+	if (im->s->imap_state == MAILIMAP_STATE_NON_AUTHENTICATED) {
+		r = mailimap_login(im->s, im->url.user, password);
+		if (r != MAILIMAP_NO_ERROR)
+			e = fail(err, errn, ERR_AUTH, im->url.user, r);
+	}
+	explicit_bzero(password, sizeof(password));
+	if (e != ERR_OK)
+		return e;
+	/* The capabilities after login are the ones that count. */
+	if (mailimap_capability(im->s, &cap) == MAILIMAP_NO_ERROR)
+		mailimap_capability_data_free(cap);
+	im->idle = mailimap_has_idle(im->s) != 0;
+	im->move = mailimap_has_extension(im->s, "MOVE") != 0;
+	im->uidplus = mailimap_has_extension(im->s, "UIDPLUS") != 0;
+	r = mailimap_select(im->s, im->url.mailbox);
+	if (r != MAILIMAP_NO_ERROR)
+		return fail(err, errn, ERR_NET, im->url.mailbox, r);
+	return ERR_OK;
+}
+
+enum err
+imap_connect(
+    const struct imap_config *c, struct imap **out, char *err, size_t errn)
+{
+	struct imap *im = xcalloc(1, sizeof(*im));
+	struct imap_config cc = *c;
+	const char *why;
+	enum err e;
+	int fd;
+
+	*out = NULL;
+	err[0] = '\0';
+	if (cc.timeout <= 0)
+		cc.timeout = 60;
+	if (imapurl_parse(c->url, &im->url, &why) != ERR_OK) {
+		snprintf(err, errn, "%s", why);
+		free(im);
+		return ERR_CONFIG;
+	}
+	if (im->url.user[0] == '\0') {
+		snprintf(err, errn, "the URL names no user (imaps://USER@...)");
+		free(im);
+		return ERR_CONFIG;
+	}
+	im->s = mailimap_new(0, NULL);
+	if (im->s == NULL)
+		fatal("imap: out of memory");
+	mailimap_set_timeout(im->s, cc.timeout);
+	fd = tcp_connect(&im->url, cc.timeout, err, errn);
+	e = fd < 0 ? ERR_NET : open_stream(im, &cc, fd, err, errn);
+	if (e == ERR_OK)
+		e = login_select(im, &cc, err, errn);
+	if (e != ERR_OK) {
+		imap_close(im);
+		return e;
+	}
+	*out = im;
+	return ERR_OK;
+}
+
+void
+imap_close(struct imap *im)
+{
+	if (im == NULL)
+		return;
+	/* No LOGOUT: it would wait for an answer from a server that may be
+	 * gone, and we may be stopping. */
+	if (im->s->imap_stream != NULL) {
+		mailstream_close(im->s->imap_stream);
+		im->s->imap_stream = NULL;
+	}
+	mailimap_free(im->s);
+	free(im);
+}
+
+uint32_t
+imap_uidvalidity(const struct imap *im)
+{
+	return im->s->imap_selection_info
+	    ? im->s->imap_selection_info->sel_uidvalidity
+	    : 0;
+}
+
+bool
+imap_has_idle(const struct imap *im)
+{
+	return im->idle;
+}
+
+static int
+cmp_uid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+enum err
+imap_search(struct imap *im, uint32_t after, uint32_t **uids, size_t *n,
+    char *err, size_t errn)
+{
+	struct mailimap_search_key *key;
+	clist *res = NULL;
+	clistiter *it;
+	size_t cap = 0;
+	int r;
+
+	*uids = NULL;
+	*n = 0;
+	key = mailimap_search_key_new_uid(
+	    mailimap_set_new_interval(after + 1, 0));
+	r = mailimap_uid_search(im->s, NULL, key, &res);
+	mailimap_search_key_free(key);
+	if (r != MAILIMAP_NO_ERROR)
+		return fail(err, errn, ERR_NET, "UID SEARCH", r);
+	/* "N:*" always matches the highest UID, even when it is below N. */
+	for (it = clist_begin(res); it != NULL; it = clist_next(it)) {
+		uint32_t u = *(uint32_t *)clist_content(it);
+
+		if (u <= after)
+			continue;
+		*uids = xgrow(*uids, &cap, *n + 1, sizeof(**uids));
+		(*uids)[(*n)++] = u;
+	}
+	mailimap_search_result_free(res);
+	if (*n > 1)
+		qsort(*uids, *n, sizeof(**uids), cmp_uid);
+	return ERR_OK;
+}
+
+static struct mailimap_set *
+uid_set(const uint32_t *uids, size_t n)
+{
+	struct mailimap_set *set = mailimap_set_new_empty();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		mailimap_set_add_single(set, uids[i]);
+	return set;
+}
+
+struct fetched {
+	uint32_t uid;
+	uint32_t size;
+	const char *raw;
+	size_t n;
+};
+
+static int
+cmp_fetched(const void *a, const void *b)
+{
+	return cmp_uid(&((const struct fetched *)a)->uid,
+	    &((const struct fetched *)b)->uid);
+}
+
+/* The UID, size and body of one FETCH response. */
+static void
+read_att(struct mailimap_msg_att *att, struct fetched *f)
+{
+	clistiter *it;
+
+	memset(f, 0, sizeof(*f));
+	for (it = clist_begin(att->att_list); it; it = clist_next(it)) {
+		struct mailimap_msg_att_item *item = clist_content(it);
+		struct mailimap_msg_att_static *s;
+
+		if (item->att_type != MAILIMAP_MSG_ATT_ITEM_STATIC)
+			continue;
+		s = item->att_data.att_static;
+		if (s->att_type == MAILIMAP_MSG_ATT_UID)
+			f->uid = s->att_data.att_uid;
+		else if (s->att_type == MAILIMAP_MSG_ATT_RFC822_SIZE)
+			f->size = s->att_data.att_rfc822_size;
+		else if (s->att_type == MAILIMAP_MSG_ATT_BODY_SECTION &&
+		    s->att_data.att_body_section->sec_body_part != NULL) {
+			f->raw = s->att_data.att_body_section->sec_body_part;
+			f->n = s->att_data.att_body_section->sec_length;
+		}
+	}
+}
+
+enum err
+imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
+    imap_mail_fn *fn, void *arg, char *err, size_t errn)
+{
+	struct mailimap_fetch_type *ft =
+	    mailimap_fetch_type_new_fetch_att_list_empty();
+	struct mailimap_set *set = uid_set(uids, n);
+	struct fetched *fs = NULL;
+	size_t nf = 0, cap = 0, i;
+	clist *res = NULL;
+	clistiter *it;
+	enum err e = ERR_OK;
+	int r;
+
+	mailimap_fetch_type_new_fetch_att_list_add(
+	    ft, mailimap_fetch_att_new_uid());
+	mailimap_fetch_type_new_fetch_att_list_add(
+	    ft, mailimap_fetch_att_new_rfc822_size());
+	mailimap_fetch_type_new_fetch_att_list_add(ft,
+	    mailimap_fetch_att_new_body_peek_section_partial(
+	        mailimap_section_new(NULL), 0, (uint32_t)limit));
+	r = mailimap_uid_fetch(im->s, set, ft, &res);
+	mailimap_fetch_type_free(ft);
+	mailimap_set_free(set);
+	if (r != MAILIMAP_NO_ERROR)
+		return fail(err, errn, ERR_NET, "UID FETCH", r);
+	for (it = clist_begin(res); it; it = clist_next(it)) {
+		fs = xgrow(fs, &cap, nf + 1, sizeof(*fs));
+		read_att(clist_content(it), &fs[nf]);
+		/* A FETCH the server sent on its own (a flag change) has no
+		 * body: not one of ours. */
+		if (fs[nf].uid != 0 && fs[nf].raw != NULL)
+			nf++;
+	}
+	if (nf > 1)
+		qsort(fs, nf, sizeof(*fs), cmp_fetched);
+	for (i = 0; i < nf && e == ERR_OK; i++)
+		e = fn(arg, fs[i].uid, fs[i].raw, fs[i].n,
+		    fs[i].size > limit || fs[i].n > limit);
+	free(fs);
+	mailimap_fetch_list_free(res);
+	return e;
+}
+
+enum err
+imap_mark(struct imap *im, const uint32_t *uids, size_t n, const char *seen,
+    char *err, size_t errn)
+{
+	struct mailimap_flag_list *fl;
+	struct mailimap_store_att_flags *sa;
+	struct mailimap_set *set = uid_set(uids, n);
+	const char *folder = strncmp(seen, "move:", 5) == 0 ? seen + 5 : NULL;
+	int r;
+
+	if (folder && im->move) {
+		r = mailimap_uid_move(im->s, set, folder);
+		mailimap_set_free(set);
+		return r == MAILIMAP_NO_ERROR
+		    ? ERR_OK
+		    : fail(err, errn, ERR_NET, "UID MOVE", r);
+	}
+	if (folder &&
+	    (r = mailimap_uid_copy(im->s, set, folder)) != MAILIMAP_NO_ERROR) {
+		mailimap_set_free(set);
+		return fail(err, errn, ERR_NET, "UID COPY", r);
+	}
+	fl = mailimap_flag_list_new_empty();
+	mailimap_flag_list_add(fl,
+	    folder ? mailimap_flag_new_deleted() : mailimap_flag_new_seen());
+	sa = mailimap_store_att_flags_new_add_flags_silent(fl);
+	r = mailimap_uid_store(im->s, set, sa);
+	mailimap_store_att_flags_free(sa);
+	if (r == MAILIMAP_NO_ERROR && folder)
+		r = im->uidplus ? mailimap_uid_expunge(im->s, set)
+		                : mailimap_expunge(im->s);
+	mailimap_set_free(set);
+	return r == MAILIMAP_NO_ERROR
+	    ? ERR_OK
+	    : fail(err, errn, ERR_NET, "UID STORE", r);
+}
+
+enum err
+imap_idle(struct imap *im, char *err, size_t errn)
+{
+	int r = mailimap_idle(im->s);
+
+	return r == MAILIMAP_NO_ERROR ? ERR_OK
+	                              : fail(err, errn, ERR_NET, "IDLE", r);
+}
+
+int
+imap_fd(const struct imap *im)
+{
+	return mailimap_idle_get_fd(im->s);
+}
+
+bool
+imap_ready(struct imap *im)
+{
+	struct pollfd p = { imap_fd(im), POLLIN, 0 };
+
+	if (im->s->imap_stream->read_buffer_len > 0 ||
+	    imap_tls_pending(mailstream_get_low(im->s->imap_stream)))
+		return true;
+	return p.fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+enum err
+imap_idle_done(struct imap *im, char *err, size_t errn)
+{
+	int r = mailimap_idle_done(im->s);
+
+	return r == MAILIMAP_NO_ERROR ? ERR_OK
+	                              : fail(err, errn, ERR_NET, "DONE", r);
+}

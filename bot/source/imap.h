@@ -1,0 +1,69 @@
+/*
+ * The IMAP source (libetpan): one connection to one mailbox, with TLS
+ * verified by imap_tls.c.  imaps:// speaks TLS at once; imap:// must
+ * upgrade with STARTTLS before the password goes out.  The follower in
+ * bot/daemon/ decides what to fetch (UIDs above the last one stored)
+ * and stores each batch with its UID in one transaction.
+ */
+#ifndef BOT_IMAP_H
+#define BOT_IMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/err.h"
+
+struct imap_config {
+	const char *url; /* imap[s]://user@host[:port][/mailbox] */
+	const char *password_file; /* first line; NULL: no password */
+	const char *ca_file; /* NULL: the system's CAs */
+	const char *pin_sha256; /* NULL or as bot.conf(5) says */
+	int timeout; /* seconds a network read may take; 0: 60 */
+};
+
+struct imap;
+
+/*
+ * Connect, verify the server, log in and select the mailbox.  On failure
+ * a one-line reason is in err: ERR_CONFIG (the URL, the password file),
+ * ERR_AUTH (login refused), ERR_NET (connection, TLS, certificate).
+ */
+enum err imap_connect(
+    const struct imap_config *c, struct imap **out, char *err, size_t errn);
+/* Close without waiting for the server. */
+void imap_close(struct imap *im);
+
+uint32_t imap_uidvalidity(const struct imap *im);
+bool imap_has_idle(const struct imap *im);
+
+/* The UIDs above after, ascending. */
+enum err imap_search(struct imap *im, uint32_t after, uint32_t **uids,
+    size_t *n, char *err, size_t errn);
+
+/* One fetched mail; truncated when it is larger than limit. */
+typedef enum err imap_mail_fn(
+    void *arg, uint32_t uid, const char *raw, size_t n, bool truncated);
+
+/*
+ * Fetch uids[0..n) (BODY.PEEK[], so \Seen stays as it was), at most
+ * limit bytes of each, and hand them to fn in UID order once all have
+ * arrived: a connection lost on the way hands out none.
+ */
+enum err imap_fetch(struct imap *im, const uint32_t *uids, size_t n,
+    size_t limit, imap_mail_fn *fn, void *arg, char *err, size_t errn);
+
+/* What becomes of fetched mail on the server: seen is "flag" (\Seen)
+ * or "move:FOLDER" (MOVE, else COPY, \Deleted and UID EXPUNGE). */
+enum err imap_mark(struct imap *im, const uint32_t *uids, size_t n,
+    const char *seen, char *err, size_t errn);
+
+/* IDLE (RFC 2177): start it, wait on imap_fd() and ask imap_ready(),
+ * end it with imap_idle_done() before any other command. */
+enum err imap_idle(struct imap *im, char *err, size_t errn);
+int imap_fd(const struct imap *im);
+/* Has the server said something (buffered, or on the socket)? */
+bool imap_ready(struct imap *im);
+enum err imap_idle_done(struct imap *im, char *err, size_t errn);
+
+#endif

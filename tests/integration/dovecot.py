@@ -1,0 +1,171 @@
+"""A real dovecot IMAP server on loopback for patchyard's tests: its own
+base_dir, state_dir and log in a scratch folder, one passwd-file user
+whose mail is a Maildir owned by the dovecot system user, a test CA and a
+server certificate for 127.0.0.1 and localhost, IMAP (STARTTLS) and IMAPS
+listeners on free ports chosen at start.  The client side (appending,
+recreating a mailbox) is Python's imaplib."""
+import imaplib, os, pwd, shutil, signal, ssl, subprocess, time
+from yardlib import sh, free_port
+
+USER, PASSWORD = 'bot', 'secret-pw'
+
+
+def make_ca(d, name):
+    """A CA (key, cert) and a server certificate signed by it."""
+    ca_key, ca_crt = os.path.join(d, name + '-ca.key'), os.path.join(d, name + '-ca.pem')
+    key, csr, crt = (os.path.join(d, name + s) for s in ('.key', '.csr', '.pem'))
+    sh(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
+        '-subj', '/CN=%s test CA' % name, '-keyout', ca_key, '-out', ca_crt,
+        '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=keyCertSign'])
+    sh(['openssl', 'req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost',
+        '-keyout', key, '-out', csr])
+    ext = os.path.join(d, name + '.ext')
+    with open(ext, 'w') as f:
+        f.write('subjectAltName=DNS:localhost,IP:127.0.0.1\n')
+    sh(['openssl', 'x509', '-req', '-in', csr, '-CA', ca_crt, '-CAkey', ca_key,
+        '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', crt])
+    return ca_crt, crt, key
+
+
+class Dovecot:
+    def __init__(self, tmp):
+        self.dir = os.path.join(tmp, 'dovecot')
+        os.makedirs(self.dir)
+        # dovecot's processes run as its own users: let them in.
+        os.chmod(tmp, 0o755)
+        self.ca, self.cert, self.key = make_ca(self.dir, 'server')
+        self.other_ca, _, _ = make_ca(self.dir, 'other')
+        self.imap_port = free_port()
+        self.imaps_port = free_port()
+        self.home = os.path.join(self.dir, 'home', USER)
+        os.makedirs(self.home)
+        dv = pwd.getpwnam('dovecot')
+        for root, dirs, files in os.walk(os.path.join(self.dir, 'home')):
+            os.chown(root, dv.pw_uid, dv.pw_gid)
+        with open(os.path.join(self.dir, 'passwd'), 'w') as f:
+            f.write('%s:{PLAIN}%s::::::\n' % (USER, PASSWORD))
+        self.conf = os.path.join(self.dir, 'dovecot.conf')
+        with open(self.conf, 'w') as f:
+            f.write(CONF % dict(d=self.dir, cert=self.cert, key=self.key,
+                                imap=self.imap_port, imaps=self.imaps_port,
+                                uid=dv.pw_uid, gid=dv.pw_gid))
+        self.proc = None
+
+    def start(self):
+        self.proc = subprocess.Popen(['dovecot', '-F', '-c', self.conf],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            try:
+                self.client().logout()
+                return self
+            except Exception:
+                time.sleep(0.05)
+        raise SystemExit('dovecot did not start: %s' % self.log()[-2000:])
+
+    def kill(self):
+        """Stop the server at once, every process of it (the master's
+        process group), as a crash would."""
+        if self.proc:
+            try:
+                os.killpg(os.getpgid(self.proc.pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+            # Its children (imap, imap-login) go with the master's death
+            # or on their own shortly; wait for the ports to close.
+            subprocess.run(['pkill', '-KILL', '-f', 'dovecot.*-c %s' % self.conf])
+            time.sleep(0.2)
+
+    def stop(self):
+        if self.proc:
+            self.proc.terminate()
+            self.proc.wait()
+            self.proc = None
+
+    def log(self):
+        try:
+            return open(os.path.join(self.dir, 'log'), errors='replace').read()
+        except OSError:
+            return ''
+
+    def client(self):
+        ctx = ssl.create_default_context(cafile=self.ca)
+        c = imaplib.IMAP4_SSL('127.0.0.1', self.imaps_port, ssl_context=ctx)
+        c.login(USER, PASSWORD)
+        return c
+
+    def append(self, mailbox, mails):
+        c = self.client()
+        for m in mails:
+            c.append(mailbox, None, None, m)
+        c.logout()
+
+    def create(self, mailbox):
+        c = self.client()
+        c.create(mailbox)
+        c.logout()
+
+    def delete(self, mailbox):
+        c = self.client()
+        c.delete(mailbox)
+        c.logout()
+
+    def uidvalidity(self, mailbox):
+        c = self.client()
+        typ, data = c.status(mailbox, '(UIDVALIDITY)')
+        c.logout()
+        return int(data[0].decode().split('UIDVALIDITY')[1].strip(' )'))
+
+    def flags(self, mailbox):
+        """The flags of every mail in mailbox, by UID."""
+        c = self.client()
+        c.select(mailbox)
+        typ, data = c.uid('FETCH', '1:*', '(FLAGS)')
+        c.logout()
+        return [d.decode() for d in data if d]
+
+
+CONF = '''
+base_dir = %(d)s/run
+state_dir = %(d)s/state
+log_path = %(d)s/log
+info_log_path = %(d)s/log
+listen = 127.0.0.1
+protocols = imap
+ssl = yes
+ssl_cert = <%(cert)s
+ssl_key = <%(key)s
+auth_mechanisms = plain login
+first_valid_uid = 1
+first_valid_gid = 1
+mail_location = maildir:~/Maildir
+passdb {
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%%u %(d)s/passwd
+}
+userdb {
+  driver = static
+  args = uid=%(uid)s gid=%(gid)s home=%(d)s/home/%%u
+}
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = %(imap)d
+  }
+  inet_listener imaps {
+    address = 127.0.0.1
+    port = %(imaps)d
+    ssl = yes
+  }
+}
+service anvil {
+  unix_listener anvil-auth-penalty {
+    mode = 0
+  }
+}
+protocol imap {
+  mail_max_userip_connections = 50
+}
+'''
