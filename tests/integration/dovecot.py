@@ -28,6 +28,8 @@ def make_ca(d, name):
 
 
 class Dovecot:
+    started = []  # for the test's final clean-up
+
     def __init__(self, tmp):
         self.dir = os.path.join(tmp, 'dovecot')
         os.makedirs(self.dir)
@@ -52,8 +54,11 @@ class Dovecot:
         self.proc = None
 
     def start(self):
+        Dovecot.started.append(self)
+        # A session of its own: kill() takes its whole process group.
         self.proc = subprocess.Popen(['dovecot', '-F', '-c', self.conf],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
         for _ in range(200):
             try:
                 self.client().logout()
@@ -63,25 +68,25 @@ class Dovecot:
         raise SystemExit('dovecot did not start: %s' % self.log()[-2000:])
 
     def kill(self):
-        """Stop the server at once, every process of it (the master's
-        process group), as a crash would."""
+        """Stop the server at once, every process of it (its process
+        group: master, imap-login, imap), as a crash would."""
         if self.proc:
             try:
-                os.killpg(os.getpgid(self.proc.pid), signal.SIGKILL)
+                os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            self.proc.kill()
             self.proc.wait()
             self.proc = None
-            # Its children (imap, imap-login) go with the master's death
-            # or on their own shortly; wait for the ports to close.
-            subprocess.run(['pkill', '-KILL', '-f', 'dovecot.*-c %s' % self.conf])
             time.sleep(0.2)
 
     def stop(self):
         if self.proc:
             self.proc.terminate()
             self.proc.wait()
+            try:  # children that outlive the master
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
             self.proc = None
 
     def log(self):

@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""The IMAP source against a real dovecot on loopback (issue 19): mail
+appended while `run` idles arrives within 5 s; a server killed in the
+middle of a fetch loses and duplicates nothing; a certificate that does
+not verify, or a wrong pin, is refused and nothing is stored; a new
+UIDVALIDITY resyncs without storing anything twice; STARTTLS; seen =
+flag and move:FOLDER."""
+import json, os, signal, sqlite3, subprocess, sys, tempfile, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from yardlib import *
+from dovecot import Dovecot, USER, PASSWORD
+
+
+def mail(tag, i, size=0):
+    body = ('line %d of a mail to the list\n' % i) * max(1, size // 30)
+    return ('From: Ann <ann@example.org>\r\nTo: demo@lists.example.org\r\n'
+            'Subject: note %s %d\r\nMessage-ID: <%s-%d@example.org>\r\n'
+            'Date: Thu, 03 Dec 2026 10:00:00 +0000\r\n\r\n%s'
+            % (tag, i, tag, i, body.replace('\n', '\r\n'))).encode()
+
+
+class Yard2:
+    """A config of its own (database, source) in dir."""
+    started = []
+
+    def __init__(self, tmp, name, source):
+        self.dir = os.path.join(tmp, name)
+        os.makedirs(self.dir)
+        self.conf = os.path.join(self.dir, 'bot.conf')
+        with open(self.conf, 'w') as f:
+            f.write('[core]\n\tdatabase = yard.db\n[project "demo"]\n'
+                    '\tlist = demo@lists.example.org\n[source "list"]\n' + source)
+        self.run('init')
+        self.proc = None
+
+    def run(self, *args, check_rc=True):
+        return sh([YARD, '-c', self.conf] + list(args), check_rc=check_rc)
+
+    def status(self):
+        return json.loads(self.run('status', '--json').stdout)
+
+    def count(self):
+        return self.status()['messages']
+
+    def wait_for(self, n, seconds):
+        end = time.time() + seconds
+        while time.time() < end:
+            if self.count() >= n:
+                break
+            time.sleep(0.05)
+        return self.count()
+
+    def start(self):
+        self.log = open(os.path.join(self.dir, 'run.log'), 'wb')
+        self.proc = subprocess.Popen([YARD, '-c', self.conf, '-v', 'run'],
+                                     stdout=self.log, stderr=self.log)
+        Yard2.started.append(self)
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def logtext(self):
+        return open(os.path.join(self.dir, 'run.log'), errors='replace').read()
+
+    def db(self):
+        return sqlite3.connect(os.path.join(self.dir, 'yard.db'))
+
+
+def scenario(tmp):
+    d = Dovecot(tmp).start()
+    pw = os.path.join(tmp, 'imap.pass')
+    with open(pw, 'w') as f:
+        f.write(PASSWORD + '\n')
+    d.create('lists')
+    d.create('done')
+    imaps = 'imaps://%s@127.0.0.1:%d/lists' % (USER, d.imaps_port)
+    src = '\timap = %s\n\tpassword-file = %s\n\tca-file = %s\n' % (imaps, pw, d.ca)
+
+    # A certificate that does not verify, and a wrong pin: refused, nothing stored.
+    bad = Yard2(tmp, 'badca', '\timap = %s\n\tpassword-file = %s\n\tca-file = %s\n'
+                % (imaps, pw, d.other_ca))
+    d.append('lists', [mail('early', i) for i in range(3)])
+    r = bad.run('run', '--once', check_rc=False)
+    err = r.stderr.decode(errors='replace')
+    check('run --once fails when the certificate does not verify', r.returncode == 1, err[-300:])
+    check('the refusal says why', 'certificate does not verify' in err and 'issuer is unknown' in err, err[-300:])
+    st = bad.status()
+    check('nothing stored from an unverified server', st['messages'] == 0, st)
+    check('status shows the certificate error',
+          'does not verify' in (st['sources'][0]['last_error'] or ''), st['sources'])
+    pin = Yard2(tmp, 'badpin', src + '\tpin-sha256 = %s\n' % ('ab' * 32))
+    r = pin.run('run', '--once', check_rc=False)
+    err = r.stderr.decode(errors='replace')
+    check('a wrong pin is refused', r.returncode == 1 and 'pin-sha256' in err, err[-300:])
+    check('nothing stored with a wrong pin', pin.count() == 0)
+
+    # STARTTLS on imap://, the host named by name (the certificate has both).
+    tls = Yard2(tmp, 'starttls', '\timap = imap://%s@localhost:%d/lists\n\tpassword-file = %s\n'
+                '\tca-file = %s\n' % (USER, d.imap_port, pw, d.ca))
+    r = tls.run('run', '--once', check_rc=False)
+    check('imap:// with STARTTLS reads the mailbox', r.returncode == 0 and tls.count() == 3,
+          r.stderr.decode(errors='replace')[-300:])
+    st = tls.status()['sources'][0]
+    check('the position is UIDVALIDITY:UID', st['position'] == '%d:3' % d.uidvalidity('lists'), st)
+
+    # 100 mails appended while run idles: all in within 5 s of the last.
+    y = Yard2(tmp, 'main', src + '\tseen = flag\n')
+    y.start()
+    if y.wait_for(3, 10) != 3:
+        check('run reads the mail that was there', False, y.logtext()[-500:])
+    time.sleep(0.5)  # in IDLE now
+    d.append('lists', [mail('burst', i) for i in range(100)])
+    last = time.time()
+    n = y.wait_for(103, 10)
+    took = time.time() - last
+    check('100 mails appended during IDLE are in within 5 s (%.2f s)' % took,
+          n == 103 and took <= 5, 'got %d' % n)
+    flags = d.flags('lists')
+    check('seen = flag marks every fetched mail \\Seen',
+          len(flags) == 103 and all('\\Seen' in f for f in flags), flags[:3])
+
+    # The server killed in the middle of a fetch, then started again.
+    d.append('lists', [mail('big', i, 60000) for i in range(300)])
+    end = time.time() + 20
+    while time.time() < end and y.count() <= 103:
+        time.sleep(0.01)
+    at = y.count()
+    d.kill()
+    if at >= 403:
+        print('note: the whole batch was in before the kill')
+    time.sleep(1.0)
+    d.start()
+    n = y.wait_for(403, 60)
+    check('after a kill mid-fetch (at %d) and a restart, every mail is in' % at, n == 403, n)
+    db = y.db()
+    dup = db.execute('SELECT count(*) - count(DISTINCT msgid), sum(deliveries) - count(*)'
+                     ' FROM message').fetchone()
+    db.close()
+    check('nothing stored twice, nothing delivered twice', dup == (0, 0), dup)
+    check('the lost connection is logged with its back-off', 'connecting again in' in y.logtext(),
+          y.logtext()[-500:])
+
+    # UIDVALIDITY changes: the mailbox is recreated with the same mail and more.
+    old = d.uidvalidity('lists')
+    y.stop()
+    d.delete('lists')
+    time.sleep(1.1)
+    d.create('lists')
+    check('the recreated mailbox has a new UIDVALIDITY', d.uidvalidity('lists') != old)
+    d.append('lists', [mail('burst', i) for i in range(100)] + [mail('after', i) for i in range(5)])
+    y.start()
+    n = y.wait_for(408, 20)
+    time.sleep(0.5)
+    check('after a UIDVALIDITY change the new mail is in', y.count() == 408, n)
+    db = y.db()
+    dup = db.execute('SELECT count(*) - count(DISTINCT msgid) FROM message').fetchone()[0]
+    db.close()
+    check('the resync stored nothing twice', dup == 0, dup)
+    check('the resync is logged', 'UIDVALIDITY changed' in y.logtext())
+    y.stop()
+
+    # seen = move:FOLDER takes the mail out of the mailbox.
+    mv = Yard2(tmp, 'move', src + '\tseen = move:done\n')
+    r = mv.run('run', '--once', check_rc=False)
+    check('seen = move:done moves what was stored', r.returncode == 0 and mv.count() == 105
+          and len(d.flags('lists')) == 0 and len(d.flags('done')) == 105,
+          r.stderr.decode(errors='replace')[-300:])
+    d.stop()
+
+
+def main():
+    tmp = tempfile.mkdtemp()
+    try:
+        scenario(tmp)
+    finally:
+        for d in Dovecot.started:
+            d.stop()
+        for y in Yard2.started:
+            y.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    done()
+
+
+main()
