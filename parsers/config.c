@@ -921,10 +921,13 @@ pin_ok(const char *s)
 	return pin_norm(s, out) || pin_curl_ok(s);
 }
 
-/* A local path, or where a public-inbox is served over HTTP(S). */
+/* A local path, or where a public-inbox is served over HTTP(S); file://
+ * mirrors a local one with git as a remote one would be. */
 static bool
 source_ok(const char *s)
 {
+	if (strncmp(s, "file:///", 8) == 0)
+		return strpbrk(s, " \t") == NULL;
 	if (strstr(s, "://") != NULL)
 		return http_ok(s);
 	return s[0] != '\0';
@@ -996,7 +999,8 @@ static const struct {
 	[KC_PIN] = { pin_ok,
 	    "64 hex digits (colons allowed) or sha256//BASE64" },
 	[KC_PROJECT] = { NULL, "single-line text" },
-	[KC_SOURCE] = { source_ok, "a path or an http:// or https:// URL" },
+	[KC_SOURCE] = { source_ok,
+	    "a path or an http://, https:// or file:/// URL" },
 	[KC_SEEN] = { seen_ok, "leave, flag or move:FOLDER" },
 	[KC_MAILMAP] = { mailmap_ok,
 	    "two addresses as in .mailmap: [Name] <addr> [Name] <addr>" },

@@ -18,9 +18,11 @@
  */
 #include "bot/daemon/follow.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bot/source/pubinbox_mirror.h"
 #include "bot/source/source.h"
@@ -152,6 +154,9 @@ poll_pubinbox(struct daemon *d, struct follower *f, size_t *got)
 			    "(use letters, digits, '.', '_', '-')");
 			return ERR_CONFIG;
 		}
+		snprintf(dir, sizeof(dir), "%s.sources", d->conf->database);
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+			log_warn("source: %s: %s", dir, strerror(errno));
 		snprintf(dir, sizeof(dir), "%s.sources/%s", d->conf->database,
 		    f->cs->name);
 		e = pubinbox_mirror(path, dir, !f->mirrored, &fetched);
