@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/imapurl.h"
 #include "parsers/limits.h"
 #include "util/ascii.h"
 #include "util/utf8.h"
@@ -835,10 +836,14 @@ smtp_ok(const char *s)
 	return url_ok(s, "smtp");
 }
 
+/* What the IMAP source can connect to (parsers/imapurl.c). */
 static bool
 imap_ok(const char *s)
 {
-	return url_ok(s, "imap");
+	struct imapurl u;
+	const char *why;
+
+	return imapurl_parse(s, &u, &why) == ERR_OK;
 }
 
 /* Exactly one %s, for the Message-ID; a literal percent is %%. */

@@ -47,6 +47,7 @@ host_port(const char *s, size_t n, struct imapurl *u, const char **why)
 {
 	const char *colon = NULL, *h = s;
 	size_t hn, i;
+	long v;
 
 	if (n > 0 && s[0] == '[') {
 		const char *close = memchr(s, ']', n);
@@ -77,9 +78,13 @@ host_port(const char *s, size_t n, struct imapurl *u, const char **why)
 	s = colon + 1;
 	if (n == 0 || n > 5)
 		return fail(why, "a bad port");
-	for (i = 0; i < n; i++)
+	for (i = 0, v = 0; i < n; i++) {
 		if (!ascii_isdigit(s[i]))
 			return fail(why, "a bad port");
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v == 0 || v > 65535)
+		return fail(why, "a port out of range");
 	memcpy(u->port, s, n);
 	u->port[n] = '\0';
 	return ERR_OK;
