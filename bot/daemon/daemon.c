@@ -331,7 +331,9 @@ reload(struct daemon *d)
 	if (strcmp(c->database, d->conf->database) != 0)
 		log_warn("run: config: core.database changed; the new one "
 		         "is used after a restart");
-	c->database = d->conf->database;
+	/* The old configuration's arena goes below: copy, not point. */
+	c->database =
+	    arena_strndup(a, d->conf->database, strlen(d->conf->database));
 	follow_free_all(d);
 	ingest_free(d->in);
 	arena_free(d->conf_arena);

@@ -30,8 +30,8 @@ def make_ca(d, name):
 class Dovecot:
     started = []  # for the test's final clean-up
 
-    def __init__(self, tmp):
-        self.dir = os.path.join(tmp, 'dovecot')
+    def __init__(self, tmp, idle=True):
+        self.dir = os.path.join(tmp, 'dovecot' if idle else 'dovecot-noidle')
         os.makedirs(self.dir)
         # dovecot's processes run as its own users: let them in.
         os.chmod(tmp, 0o755)
@@ -51,6 +51,10 @@ class Dovecot:
             f.write(CONF % dict(d=self.dir, cert=self.cert, key=self.key,
                                 imap=self.imap_port, imaps=self.imaps_port,
                                 uid=dv.pw_uid, gid=dv.pw_gid))
+            if not idle:
+                # What dovecot offers, less IDLE: the source must poll.
+                f.write('protocol imap {\n  imap_capability = IMAP4rev1 LITERAL+ '
+                        'SASL-IR ENABLE UIDPLUS MOVE NAMESPACE\n}\n')
         self.proc = None
 
     def start(self):

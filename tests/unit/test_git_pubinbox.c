@@ -182,12 +182,65 @@ test_pubinbox_long(void **state)
 	rmtmp(d);
 }
 
+/* Following epoch by epoch: heads, reading one epoch after a commit,
+ * and a rewritten epoch told apart (ERR_CONFLICT). */
+static void
+test_pubinbox_epochs(void **state)
+{
+	static const char *const again[] = { "Message-ID: <9@x>\n\nnine\n" };
+	struct source_mail m;
+	struct mails ms = { 0 };
+	struct source *s;
+	char head[41], path[4200];
+	bool trunc;
+	char *d;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	make_inbox(d);
+	read_source(d, 0, NULL, &ms);
+	assert_int_equal(source_open(d, 0, &s), ERR_OK);
+	assert_int_equal(source_epochs(s), 3);
+	assert_int_equal(source_epoch_num(s, 1), 2);
+	assert_int_equal(source_epoch_head(s, 1, head), ERR_OK);
+	assert_string_equal(head, ms.pos[4] + 2);
+	/* Epoch 2 alone, after its first mail: one mail, then the end. */
+	assert_int_equal(source_epoch_select(s, 1, ms.pos[3] + 2), ERR_OK);
+	assert_int_equal(source_next(s, &m, &trunc), ERR_OK);
+	assert_string_equal(m.pos, ms.pos[4]);
+	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+	/* From its start. */
+	assert_int_equal(source_epoch_select(s, 1, NULL), ERR_OK);
+	assert_int_equal(source_next(s, &m, &trunc), ERR_OK);
+	assert_string_equal(m.pos, ms.pos[3]);
+	/* At its head: nothing. */
+	assert_int_equal(source_epoch_select(s, 1, head), ERR_OK);
+	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+	/* A commit of another epoch is not in this one's history. */
+	assert_int_equal(
+	    source_epoch_select(s, 1, ms.pos[0] + 2), ERR_CONFLICT);
+	source_free(s);
+	/* Epoch 10 made again: its old head is gone from its history. */
+	snprintf(path, sizeof(path), "%s/git/10.git", d);
+	run("rm -rf '%s'", path);
+	make_epoch(path, again, 1);
+	assert_int_equal(source_open(d, 0, &s), ERR_OK);
+	assert_int_equal(
+	    source_epoch_select(s, 2, ms.pos[5] + 3), ERR_CONFLICT);
+	source_free(s);
+	mails_free(&ms);
+	rmtmp(d);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pubinbox),
 		cmocka_unit_test(test_pubinbox_long),
+		cmocka_unit_test(test_pubinbox_epochs),
 	};
 
 	/* Refused positions log errors; that is expected. */
