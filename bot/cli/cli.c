@@ -426,6 +426,20 @@ cmd_send(struct cli *c)
 	return e == ERR_OK ? 0 : 1;
 }
 
+/* Has some project a staging repository (and, for need_upstream, an
+ * upstream to scan)? */
+static bool
+has_staging(const struct config *conf, bool need_upstream)
+{
+	size_t i;
+
+	for (i = 0; i < conf->nprojects; i++)
+		if (conf->projects[i].staging &&
+		    (!need_upstream || conf->projects[i].upstream))
+			return true;
+	return false;
+}
+
 /* rebuild and upstream: the staging workers.  A project without a
  * staging repository has nothing to build. */
 static int
@@ -441,8 +455,8 @@ cmd_worker(struct cli *c)
 		e = stage_rebuild(c->st, &c->conf);
 	else
 		e = stage_upstream(c->st, &c->conf);
-	/* For `status`: when the worker last did its job. */
-	if (e == ERR_OK)
+	/* For `status`: when the worker last did its job, if it had one. */
+	if (e == ERR_OK && has_staging(&c->conf, c->argv[0][0] == 'u'))
 		e = store_run_mark(c->st, c->argv[0], time_now());
 	return e == ERR_OK ? 0 : 1;
 }

@@ -81,6 +81,7 @@ import_opts_of(struct daemon *d, struct follower *f, struct import_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->project = f->cs->project;
 	o->stop = &daemon_stop;
+	o->quiet = true;
 }
 
 /* Ingest what epoch i holds after its stored position. */

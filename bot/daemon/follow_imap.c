@@ -39,6 +39,7 @@ struct chunk {
 	const char *key;
 	uint32_t validity;
 	uint32_t last; /* the highest UID stored in this transaction */
+	bool in_tx;
 	size_t stored;
 };
 
@@ -81,6 +82,13 @@ store_one(void *arg, uint32_t uid, const char *raw, size_t n, bool truncated)
 	int64_t pid = 0;
 	enum err e;
 
+	/* The transaction begins once the chunk is in memory: no write
+	 * lock is held while the network is slow. */
+	if (!c->in_tx) {
+		if ((e = store_begin(c->d->st)) != ERR_OK)
+			return e;
+		c->in_tx = true;
+	}
 	arena_reset(c->a);
 	ingest_mail_opts(c->d->in, &o);
 	o.truncated = truncated;
@@ -103,19 +111,19 @@ do_chunk(struct chunk *c, struct imap *im, const uint32_t *uids, size_t n,
 	char pos[32];
 	enum err e;
 
-	if ((e = store_begin(c->d->st)) != ERR_OK)
-		return e;
 	c->last = 0;
+	c->in_tx = false;
 	e = imap_fetch(im, uids, n, LIMIT_MAIL_SIZE, store_one, c, err, errn);
 	if (e == ERR_OK && c->last != 0) {
 		snprintf(pos, sizeof(pos), "%lu:%lu",
 		    (unsigned long)c->validity, (unsigned long)c->last);
 		e = store_pos_set(c->d->st, c->key, pos);
 	}
-	if (e == ERR_OK)
+	if (c->in_tx && e == ERR_OK)
 		e = store_commit(c->d->st);
-	else
+	else if (c->in_tx)
 		store_rollback(c->d->st);
+	c->in_tx = false;
 	if (e == ERR_OK && strcmp(c->f->cs->seen, "leave") != 0 &&
 	    imap_mark(im, uids, n, c->f->cs->seen, err, errn) != ERR_OK) {
 		/* The mail is stored; only its mark on the server failed. */
@@ -151,7 +159,7 @@ sync_mailbox(
 	}
 	arena_free(c.a);
 	free(uids);
-	*got = c.stored;
+	*got += c.stored;
 	return e;
 }
 
@@ -220,8 +228,13 @@ follow_imap_poll(struct daemon *d, struct follower *f, double now, size_t *got)
 		f->idle_since = 0;
 		e = imap_idle_done(f->imap, err, sizeof(err));
 	}
+	/* Again while the server tells of mail that came meanwhile. */
 	if (e == ERR_OK)
-		e = sync_mailbox(d, f, got, err, sizeof(err));
+		imap_news(f->imap);
+	do {
+		if (e == ERR_OK)
+			e = sync_mailbox(d, f, got, err, sizeof(err));
+	} while (e == ERR_OK && !daemon_stop && imap_news(f->imap));
 	if (e == ERR_OK && !d->o.once && !daemon_stop &&
 	    imap_has_idle(f->imap)) {
 		e = imap_idle(f->imap, err, sizeof(err));

@@ -444,6 +444,17 @@ imap_mark(struct imap *im, const uint32_t *uids, size_t n, const char *seen,
 	    : fail(err, errn, ERR_NET, "UID STORE", r);
 }
 
+bool
+imap_news(struct imap *im)
+{
+	struct mailimap_selection_info *si = im->s->imap_selection_info;
+	bool news = si != NULL && si->sel_has_exists;
+
+	if (si != NULL)
+		si->sel_has_exists = 0;
+	return news;
+}
+
 enum err
 imap_idle(struct imap *im, char *err, size_t errn)
 {

@@ -58,6 +58,14 @@ enum err imap_fetch(struct imap *im, const uint32_t *uids, size_t n,
 enum err imap_mark(struct imap *im, const uint32_t *uids, size_t n,
     const char *seen, char *err, size_t errn);
 
+/*
+ * Has the server told of new mail (an untagged EXISTS) since the last
+ * call?  It may, in the answer to any command: mail that arrived while
+ * the last one was being fetched is found so, not by an IDLE that would
+ * never report it again.
+ */
+bool imap_news(struct imap *im);
+
 /* IDLE (RFC 2177): start it, wait on imap_fd() and ask imap_ready(),
  * end it with imap_idle_done() before any other command. */
 enum err imap_idle(struct imap *im, char *err, size_t errn);

@@ -306,8 +306,9 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 		fatal("import: cannot start the reading thread");
 	e = drain(&q, &w);
 	pthread_join(th, NULL);
-	log_info("import: %s: %zu mails; CPU: reading and parsing %.3f s, "
-	         "writing %.3f s",
+	log_msg(o->quiet ? LOG_DEBUG : LOG_INFO,
+	    "import: %s: %zu mails; CPU: reading and parsing %.3f s, "
+	    "writing %.3f s",
 	    w.name, w.done, q.reader_cpu, thread_cpu());
 	if (e == ERR_OK)
 		e = q.err;

@@ -21,6 +21,7 @@ struct import_opts {
 	 * batch so far is committed with its position (the daemon's
 	 * SIGTERM). */
 	const volatile sig_atomic_t *stop;
+	bool quiet; /* the summary line at debug level: the caller logs */
 };
 
 enum err import_path(struct ingest *in, struct store *st, const char *path,
