@@ -149,6 +149,12 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
 		return ERR_OK;
 	}
 	plain = mailstream_low_socket_open(fd);
+	if (plain == NULL) {
+		close(fd);
+		snprintf(err, errn, "out of memory");
+		return ERR_NOMEM;
+	}
+	mailstream_low_set_timeout(plain, c->timeout);
 	r = mailimap_connect(im->s, mailstream_new(plain, 8192));
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 	    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)

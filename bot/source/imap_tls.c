@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "util/xalloc.h"
@@ -30,6 +31,46 @@ struct tls_data {
 	int fd;
 	int timeout_ms;
 };
+
+/*
+ * The transport, ours rather than GnuTLS's system functions: those
+ * retry a poll() that a signal interrupted, so a handshake with a silent
+ * server would outlive SIGTERM by its whole timeout.  Here EINTR reaches
+ * GnuTLS, which returns GNUTLS_E_INTERRUPTED, and we give up.
+ */
+static ssize_t
+tls_push(gnutls_transport_ptr_t p, const void *buf, size_t n)
+{
+	struct tls_data *t = p;
+	ssize_t r = send(t->fd, buf, n, MSG_NOSIGNAL);
+
+	if (r < 0)
+		gnutls_transport_set_errno(t->s, errno);
+	return r;
+}
+
+static ssize_t
+tls_pull(gnutls_transport_ptr_t p, void *buf, size_t n)
+{
+	struct tls_data *t = p;
+	ssize_t r = recv(t->fd, buf, n, 0);
+
+	if (r < 0)
+		gnutls_transport_set_errno(t->s, errno);
+	return r;
+}
+
+static int
+tls_pull_timeout(gnutls_transport_ptr_t p, unsigned int ms)
+{
+	struct tls_data *t = p;
+	struct pollfd pfd = { t->fd, POLLIN, 0 };
+	int r = poll(&pfd, 1, ms == GNUTLS_INDEFINITE_TIMEOUT ? -1 : (int)ms);
+
+	if (r < 0)
+		gnutls_transport_set_errno(t->s, errno);
+	return r;
+}
 
 /* Wait for fd to be readable: false on a timeout, a signal or an error. */
 static bool
@@ -260,7 +301,10 @@ imap_tls_open(int fd, const struct imap_tls_opts *o, mailstream_low **out,
 		gnutls_server_name_set(
 		    t->s, GNUTLS_NAME_DNS, o->host, strlen(o->host));
 	gnutls_session_set_verify_cert(t->s, o->host, 0);
-	gnutls_transport_set_int(t->s, fd);
+	gnutls_transport_set_ptr(t->s, t);
+	gnutls_transport_set_push_function(t->s, tls_push);
+	gnutls_transport_set_pull_function(t->s, tls_pull);
+	gnutls_transport_set_pull_timeout_function(t->s, tls_pull_timeout);
 	gnutls_handshake_set_timeout(t->s, (unsigned)t->timeout_ms);
 	if (!handshake(t, o, err, errn))
 		goto fail;

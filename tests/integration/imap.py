@@ -175,6 +175,32 @@ def scenario(tmp):
           r.stderr.decode(errors='replace')[-300:])
     d.stop()
 
+    # A server that accepts and never says a word: SIGTERM still ends run
+    # at once, in the middle of waiting for its greeting.
+    import socket, threading
+    silent = socket.socket()
+    silent.bind(('127.0.0.1', 0))
+    silent.listen(4)
+    held = []
+    threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
+    hang = Yard2(tmp, 'hang', '\timap = imaps://%s@127.0.0.1:%d/lists\n\tpassword-file = %s\n'
+                 % (USER, silent.getsockname()[1], pw))
+    hang.start()
+    end = time.time() + 10
+    while time.time() < end and not held:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    t0 = time.time()
+    hang.proc.send_signal(signal.SIGTERM)
+    try:
+        hang.proc.wait(timeout=2)
+        ok = True
+    except subprocess.TimeoutExpired:
+        ok = False
+    check('SIGTERM ends run within 2 s while a server keeps silent (%.2f s)'
+          % (time.time() - t0), ok and held, hang.logtext()[-300:])
+    silent.close()
+
     # A server without IDLE is polled every interval seconds.
     n = Dovecot(tmp, idle=False).start()
     n.create('lists')
