@@ -1,4 +1,7 @@
 /*
+ * Room bot/daemon: `patchyard run`, the loop of sources, timers and
+ * workers.
+ *
  * `patchyard run` (DESIGN.md §2): one process, one loop, driving the
  * mail sources ([source "NAME"]: IMAP with IDLE, public-inbox archives,
  * Maildir folders), the ingest and command workflow, the stager

@@ -1,5 +1,6 @@
 /*
- * Room bot/source: mail in, read from mbox, Maildir and public-inbox.
+ * Room bot/source: mail in, read from mbox, Maildir, public-inbox (by
+ * path or mirrored from a URL) and IMAP.
  *
  * Mail sources for import: mbox (mboxrd by default, mboxo on request,
  * plain or gzip), Maildir folders, and public-inbox v2 git archives.  A
