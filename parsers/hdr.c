@@ -72,13 +72,16 @@ hdr_split(struct arena *a, const char *raw, size_t n, struct hdr *out)
 	out->n = 0;
 	out->body_off = n;
 	out->no_body = true;
+	out->limit = NULL;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(limit - p));
 		const char *eol = nl ? nl : limit;
 		const char *colon;
 
-		if (nl == NULL && limit < end)
+		if (nl == NULL && limit < end) {
+			out->limit = "header size";
 			return ERR_LIMIT;
+		}
 		if (eol > p && eol[-1] == '\r')
 			eol--;
 		if (eol == p) {
@@ -92,6 +95,11 @@ hdr_split(struct arena *a, const char *raw, size_t n, struct hdr *out)
 			if (in_field)
 				f[count - 1].value.n =
 				    (size_t)(eol - f[count - 1].value.p);
+			if (in_field &&
+			    f[count - 1].value.n > LIMIT_FIELD_SIZE) {
+				out->limit = "header field";
+				return ERR_LIMIT;
+			}
 		} else if ((colon = memchr(p, ':', (size_t)(eol - p))) !=
 		    NULL) {
 			struct str name =
@@ -99,12 +107,18 @@ hdr_split(struct arena *a, const char *raw, size_t n, struct hdr *out)
 
 			in_field = name_ok(name.p, name.n);
 			if (in_field) {
-				if (count == LIMIT_HEADER_COUNT)
+				if (count == LIMIT_HEADER_COUNT) {
+					out->limit = "header fields";
 					return ERR_LIMIT;
+				}
 				f = grow(a, f, count, &cap);
 				f[count].name = name;
 				f[count].value = str_make(
 				    colon + 1, (size_t)(eol - colon - 1));
+				if (f[count].value.n > LIMIT_FIELD_SIZE) {
+					out->limit = "header field";
+					return ERR_LIMIT;
+				}
 				count++;
 			}
 		} else {
@@ -143,12 +157,11 @@ hdr_value(struct arena *a, const struct hdr *h, const char *name)
 struct str
 hdr_unfold(struct arena *a, struct str value)
 {
-	size_t i = 0, o = 0,
-	       max = value.n < LIMIT_FIELD_SIZE ? value.n : LIMIT_FIELD_SIZE;
-	char *q = arena_alloc(a, max + 1);
+	size_t i = 0, o = 0;
+	char *q = arena_alloc(a, value.n + 1);
 	struct str t;
 
-	while (i < value.n && o < max) {
+	while (i < value.n) {
 		char c = value.p[i++];
 
 		if (c == '\r' || c == '\n') {

@@ -23,13 +23,17 @@ struct hdr {
 	size_t n;
 	size_t body_off; /* offset of the body; the raw length if none */
 	bool no_body; /* no empty line ended the header block */
+	const char *limit; /* with ERR_LIMIT: which limit ("header size",
+	                      "header fields", "header field") */
 };
 
 /*
  * Split the header block of raw[0..n).  Accepts LF and CRLF, a leading
  * mbox "From " line (skipped), continuation lines, and garbage lines
- * without a colon (skipped).  ERR_LIMIT when the block is over
- * LIMIT_HEADER_SIZE or holds more than LIMIT_HEADER_COUNT fields.
+ * without a colon (skipped).  ERR_LIMIT, with out->limit naming the
+ * limit, when the block is over LIMIT_HEADER_SIZE, holds more than
+ * LIMIT_HEADER_COUNT fields, or one field's value as written (folded)
+ * is over LIMIT_FIELD_SIZE: the mail is then marked, never cut.
  */
 enum err hdr_split(struct arena *a, const char *raw, size_t n, struct hdr *out);
 
@@ -43,9 +47,9 @@ struct str hdr_value(struct arena *a, const struct hdr *h, const char *name);
 /*
  * Unfold a raw value: every CR, LF and following run of blanks becomes one
  * space, NUL becomes a space, and the result is trimmed: a NUL-terminated
- * copy in the arena (an empty value has .n == 0, never .p == NULL).  Capped at
- * LIMIT_FIELD_SIZE (longer values are cut, and that is all the caller
- * needs: callers that care check the raw length against the limit).
+ * copy in the arena (an empty value has .n == 0, never .p == NULL).  It is
+ * never longer than the value, and never cut: values from hdr_split()
+ * are within LIMIT_FIELD_SIZE.
  */
 struct str hdr_unfold(struct arena *a, struct str value);
 

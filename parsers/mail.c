@@ -276,7 +276,7 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 		m->flags |= MAIL_F_TRUNCATED;
 	if (hdr_split(a, raw, n, &m->hdr) != ERR_OK) {
 		m->flags |= MAIL_F_OVERLIMIT;
-		m->limit = "header";
+		m->limit = m->hdr.limit ? m->hdr.limit : "header";
 		make_hash(m, raw, n, false);
 		synth_msgid(a, m);
 		m->refs = arena_alloc(a, sizeof(*m->refs));

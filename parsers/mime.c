@@ -614,7 +614,7 @@ walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
 {
 	const char *body, *start = mm->mm_mime_start;
 	size_t blen;
-	struct hdr h = { NULL, 0, 0, true };
+	struct hdr h = { NULL, 0, 0, true, NULL };
 	struct info in;
 
 	if (mm->mm_body == NULL || mm->mm_body->dt_type != MAILMIME_DATA_TEXT)
@@ -632,7 +632,15 @@ walk(struct walk *w, struct mailmime *mm, size_t depth, bool digest,
 	}
 	/* The part's own header, read by our rules: libetpan has already
 	 * decided where it ends. */
-	if (hdr_split(w->a, start, (size_t)(body - start), &h) != ERR_OK) {
+	switch (hdr_split(w->a, start, (size_t)(body - start), &h)) {
+	case ERR_OK:
+		break;
+	case ERR_LIMIT:
+		/* A part's field over the limit: the mail is, too. */
+		if (h.limit && strcmp(h.limit, "header field") == 0)
+			return ERR_LIMIT;
+		/* fall through */
+	default:
 		w->m->flags |= MIME_F_BROKEN;
 		h.n = 0;
 	}

@@ -11,6 +11,7 @@
 
 #include "parsers/hdr.h"
 #include "parsers/limits.h"
+#include "parsers/mail.h"
 #include "tests/unit/testutil.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -176,8 +177,9 @@ test_unfold(void **state)
 	assert_int_equal(s.n, 0);
 	big = malloc(LIMIT_FIELD_SIZE * 2);
 	memset(big, 'x', LIMIT_FIELD_SIZE * 2);
+	/* Never cut: hdr_split() refuses a field over the limit instead. */
 	s = hdr_unfold(a, str_make(big, LIMIT_FIELD_SIZE * 2));
-	assert_int_equal(s.n, LIMIT_FIELD_SIZE);
+	assert_int_equal(s.n, LIMIT_FIELD_SIZE * 2);
 	free(big);
 	arena_free(a);
 }
@@ -217,6 +219,73 @@ test_limits(void **state)
 	buf_adds(&b, "\n");
 	assert_int_equal(hdr_split(a, b.p, b.n, &h), ERR_OK);
 	assert_int_equal(h.n, LIMIT_HEADER_COUNT);
+	buf_free(&b);
+	arena_free(a);
+}
+
+/*
+ * One field longer than LIMIT_FIELD_SIZE: the header is over a limit
+ * (STYLE.md: store, mark, do not parse), whether the field is one long
+ * line or folded over many; a value of exactly the limit is fine.
+ */
+static void
+test_field_limit(void **state)
+{
+	struct arena *a = arena_new();
+	struct buf b = BUF_INIT;
+	struct hdr h;
+	size_t i;
+
+	(void)state;
+	buf_adds(&b, "From: a@example.org\nSubject:");
+	for (i = 0; i <= LIMIT_FIELD_SIZE; i++)
+		buf_addc(&b, 'x');
+	buf_adds(&b, "\nTo: b@example.org\n\nbody\n");
+	assert_int_equal(hdr_split(a, b.p, b.n, &h), ERR_LIMIT);
+	assert_string_equal(h.limit, "header field");
+	/* Folded: 2,000 lines of 38 bytes. */
+	buf_reset(&b);
+	buf_adds(&b, "References:");
+	for (i = 0; i < 2000; i++)
+		buf_adds(&b, " <0123456789012345678901234567@x.org>\n");
+	buf_adds(&b, "Subject: hi\n\nbody\n");
+	assert_int_equal(hdr_split(a, b.p, b.n, &h), ERR_LIMIT);
+	assert_string_equal(h.limit, "header field");
+	/* Exactly the limit (the value after the colon, as written). */
+	buf_reset(&b);
+	buf_adds(&b, "Subject:");
+	for (i = 0; i < LIMIT_FIELD_SIZE; i++)
+		buf_addc(&b, i ? 'x' : ' ');
+	buf_adds(&b, "\n\nbody\n");
+	assert_int_equal(hdr_split(a, b.p, b.n, &h), ERR_OK);
+	assert_int_equal(hdr_unfold(a, h.f[0].value).n, LIMIT_FIELD_SIZE - 1);
+	buf_free(&b);
+	arena_free(a);
+}
+
+/* The same through mail_parse(): stored and marked, not parsed. */
+static void
+test_mail_field_limit(void **state)
+{
+	struct arena *a = arena_new();
+	struct buf b = BUF_INIT;
+	struct mail_opts o;
+	struct mail m;
+	size_t i;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	buf_adds(&b,
+	    "From: A <a@example.org>\nMessage-ID: <big@example.org>\n"
+	    "Subject: [PATCH] ");
+	for (i = 0; i < LIMIT_FIELD_SIZE; i++)
+		buf_addc(&b, 'x');
+	buf_adds(&b, "\n\nbody\n");
+	assert_int_equal(mail_parse(a, b.p, b.n, &o, &m), ERR_LIMIT);
+	assert_true(m.flags & MAIL_F_OVERLIMIT);
+	assert_string_equal(m.limit, "header field");
+	assert_int_equal(m.kind, MAIL_OTHER);
+	assert_non_null(m.msgid);
 	buf_free(&b);
 	arena_free(a);
 }
@@ -284,6 +353,8 @@ main(void)
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_unfold),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_field_limit),
+		cmocka_unit_test(test_mail_field_limit),
 		cmocka_unit_test(test_big_mail),
 		cmocka_unit_test(test_binary_garbage),
 	};
