@@ -1,7 +1,7 @@
 /*
  * Charsets to UTF-8 and the encoded forms of mail text: RFC 2047
- * encoded-words, RFC 2231 parameter values, and the two transfer
- * encodings of RFC 2045 (base64, quoted-printable) that mime.c shares.
+ * encoded-words and RFC 2231 parameter values (the transfer decodings
+ * themselves are util/base64.c and util/qp.c).
  *
  * Every path ends in valid UTF-8: the declared charset is tried first
  * (iconv), then UTF-8, and any byte that is not part of a valid UTF-8
@@ -19,6 +19,8 @@
 
 #include "parsers/limits.h"
 #include "util/ascii.h"
+#include "util/base64.h"
+#include "util/qp.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
 
@@ -350,105 +352,6 @@ charset_to_utf8(struct arena *a, const char *charset, const char *p, size_t n,
 	return e;
 }
 
-/* --- transfer encodings ------------------------------------------------ */
-
-static int
-b64val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-size_t
-charset_unbase64(char *dst, const char *src, size_t n, bool *bad)
-{
-	unsigned acc = 0;
-	int bits = 0;
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)src[i];
-		int v = b64val(c);
-
-		if (v >= 0) {
-			acc = (acc << 6) | (unsigned)v;
-			bits += 6;
-			if (bits >= 8) {
-				bits -= 8;
-				dst[o++] = (char)(acc >> bits);
-				acc &= (1u << bits) - 1;
-			}
-		} else if (c == '=') {
-			/* Padding ends a quantum; data after it starts a new
-			 * one (concatenated base64 blocks). */
-			if (bits == 6 && bad)
-				*bad = true;
-			bits = 0;
-			acc = 0;
-		} else if (!ascii_isspace((char)c) && bad) {
-			*bad = true;
-		}
-	}
-	if (bits == 6 && bad)
-		*bad = true;
-	return o;
-}
-
-size_t
-charset_unqp(char *dst, const char *src, size_t n, bool q_header, bool *bad)
-{
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i++) {
-		char c = src[i];
-		size_t j;
-
-		if (c == '_' && q_header) {
-			dst[o++] = ' ';
-			continue;
-		}
-		if (c != '=') {
-			dst[o++] = c;
-			continue;
-		}
-		if (i + 2 < n && ascii_hexval(src[i + 1]) >= 0 &&
-		    ascii_hexval(src[i + 2]) >= 0) {
-			dst[o++] = (char)(ascii_hexval(src[i + 1]) * 16 +
-			    ascii_hexval(src[i + 2]));
-			i += 2;
-			continue;
-		}
-		if (!q_header) {
-			/* A soft line break, maybe with blanks after the
-			 * '=' that some gateway added. */
-			for (j = i + 1;
-			     j < n && (src[j] == ' ' || src[j] == '\t'); j++)
-				;
-			if (j == n || src[j] == '\n') {
-				i = j;
-				continue;
-			}
-			if (src[j] == '\r' && j + 1 < n && src[j + 1] == '\n') {
-				i = j + 1;
-				continue;
-			}
-		}
-		if (bad)
-			*bad = true;
-		dst[o++] = '=';
-	}
-	return o;
-}
-
 /* --- RFC 2047 encoded-words -------------------------------------------- */
 
 /* Encoded-words longer than this are not looked for: RFC 2047 allows 75
@@ -496,7 +399,7 @@ ew_parse(struct str v, size_t i, struct ew *w)
 		for (j = 0; j < w->text.n; j++) {
 			char c = w->text.p[j];
 
-			if (b64val((unsigned char)c) < 0 && c != '=')
+			if (!base64_digit(c) && c != '=')
 				return false;
 		}
 	}
@@ -538,11 +441,11 @@ pending_add(struct pending *pd, struct buf *out, const struct ew *w, bool *fb)
 	if ((e = buf_reserve(&pd->bytes, w->text.n)) != ERR_OK)
 		return e;
 	if (w->enc == 'b')
-		n = charset_unbase64(
+		n = base64_decode(
 		    pd->bytes.p + pd->bytes.n, w->text.p, w->text.n, NULL);
 	else
-		n = charset_unqp(pd->bytes.p + pd->bytes.n, w->text.p,
-		    w->text.n, true, NULL);
+		n = qp_decode(pd->bytes.p + pd->bytes.n, w->text.p, w->text.n,
+		    true, NULL);
 	pd->bytes.n += n;
 	pd->bytes.p[pd->bytes.n] = '\0';
 	return ERR_OK;

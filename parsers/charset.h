@@ -42,18 +42,4 @@ enum err charset_decode_header(
  */
 struct str charset_param(struct arena *a, struct str value, const char *name);
 
-/*
- * The transfer decodings, shared with mime.c: base64 (RFC 2045 §6.8) and
- * quoted-printable (§6.7), or with q_header the Q encoding of RFC 2047
- * (where '_' is a space and there are no soft line breaks).  dst must
- * hold n bytes (the output is never longer); returns the bytes written.
- * Lenient: base64 skips junk and blanks, needs no padding and restarts
- * after '='; quoted-printable takes lower-case hex and keeps a bad escape
- * literally.  *bad (may be NULL) is set when something had to be
- * skipped or kept that way.
- */
-size_t charset_unbase64(char *dst, const char *src, size_t n, bool *bad);
-size_t charset_unqp(
-    char *dst, const char *src, size_t n, bool q_header, bool *bad);
-
 #endif

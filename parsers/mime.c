@@ -25,6 +25,8 @@
 #include "parsers/charset.h"
 #include "parsers/limits.h"
 #include "util/ascii.h"
+#include "util/base64.h"
+#include "util/qp.h"
 
 enum cte {
 	CTE_RAW, /* 7bit, 8bit, binary, or none */
@@ -217,8 +219,8 @@ add_leaf(struct walk *w, const struct info *in, const char *p, size_t n)
 		char *o = arena_alloc(w->a, n + 1);
 
 		data.n = in->cte == CTE_BASE64
-		    ? charset_unbase64(o, p, n, &bad)
-		    : charset_unqp(o, p, n, false, &bad);
+		    ? base64_decode(o, p, n, &bad)
+		    : qp_decode(o, p, n, false, &bad);
 		o[data.n] = '\0';
 		data.p = o;
 	} else if (in->cte == CTE_UNKNOWN) {

@@ -15,8 +15,9 @@
  * CRC-32 of its packed bytes.  The pack appears under its final name
  * first, the index after it, as git does: readers look for indexes.
  *
- * CRC-32 is the IEEE 802.3 one (reflected polynomial 0xEDB88320), the
- * one pack indexes use, computed by slicing-by-8 (Kounavis and Berry).
+ * The CRC-32 the index wants and the Adler-32 that ends each zlib
+ * stream are zlib's own (crc32_z, adler32_z): the same library reads
+ * the pack back, and its checksums are faster than hand-written ones.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,79 +26,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "bot/git/gitpriv.h"
 #include "parsers/patchid.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
-#define ADLER_MOD 65521u
 #define STORED_MAX 65535u
-
-/* ---- checksums ---- */
-
-static uint32_t crc_table[8][256];
-
-static void
-crc_init(void)
-{
-	uint32_t c;
-	int i, k;
-
-	if (crc_table[0][1])
-		return;
-	for (i = 0; i < 256; i++) {
-		c = (uint32_t)i;
-		for (k = 0; k < 8; k++)
-			c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-		crc_table[0][i] = c;
-	}
-	for (i = 0; i < 256; i++)
-		for (k = 1; k < 8; k++)
-			crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^
-			    crc_table[0][crc_table[k - 1][i] & 0xff];
-}
-
-static uint32_t
-crc32_update(uint32_t crc, const unsigned char *p, size_t n)
-{
-	crc = ~crc;
-	while (n >= 8) {
-		uint32_t a = crc ^
-		    ((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		        (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-		crc = crc_table[7][a & 0xff] ^ crc_table[6][(a >> 8) & 0xff] ^
-		    crc_table[5][(a >> 16) & 0xff] ^ crc_table[4][a >> 24] ^
-		    crc_table[3][p[4]] ^ crc_table[2][p[5]] ^
-		    crc_table[1][p[6]] ^ crc_table[0][p[7]];
-		p += 8;
-		n -= 8;
-	}
-	while (n--)
-		crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return ~crc;
-}
-
-static uint32_t
-adler32(const unsigned char *p, size_t n)
-{
-	uint32_t a = 1, b = 0;
-
-	while (n > 0) {
-		/* 5552 bytes is the most that cannot overflow 32 bits
-		 * before the modulo (zlib's NMAX). */
-		size_t k = n < 5552 ? n : 5552, i;
-		for (i = 0; i < k; i++) {
-			a += p[i];
-			b += a;
-		}
-		a %= ADLER_MOD;
-		b %= ADLER_MOD;
-		p += k;
-		n -= k;
-	}
-	return (b << 16) | a;
-}
 
 /* ---- output ---- */
 
@@ -133,7 +69,7 @@ out_put(struct out *o, const void *p, size_t n)
 	const unsigned char *s = p;
 
 	patchid_sha1_update(&o->sha, p, n);
-	o->crc = crc32_update(o->crc, s, n);
+	o->crc = (uint32_t)crc32_z(o->crc, s, n);
 	o->off += n;
 	while (n > 0) {
 		size_t k = sizeof(o->buf) - o->n;
@@ -185,7 +121,7 @@ out_object(struct out *o, git_object_t type, const unsigned char *p, size_t n)
 		out_put(o, p + (n - left), len);
 		left -= len;
 	} while (left > 0);
-	out_be32(o, adler32(p, n));
+	out_be32(o, (uint32_t)adler32_z(adler32_z(0, NULL, 0), p, n));
 }
 
 /* ---- the index ---- */
@@ -326,7 +262,6 @@ gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
 	int pfd, ifd = -1;
 	enum err e = ERR_OK;
 
-	crc_init();
 	if ((pfd = open_tmp(r, tp, sizeof(tp), "pack")) < 0) {
 		log_err("gitpack: %s: cannot create a pack: %s", r->path,
 		    strerror(errno));

@@ -13,7 +13,9 @@
 
 #include "parsers/limits.h"
 #include "util/ascii.h"
+#include "util/base64.h"
 #include "util/log.h"
+#include "util/qp.h"
 #include "util/timeutil.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -24,8 +26,6 @@
 #define HARD_LINE_MAX 998
 /* RFC 2047 §2: an encoded-word is at most 75 characters. */
 #define WORD_MAX 75
-/* RFC 2045 §6.7: quoted-printable lines are at most 76 characters. */
-#define QP_LINE_MAX 76
 
 static const char hexdig[] = "0123456789ABCDEF";
 
@@ -262,33 +262,6 @@ q_encode(struct buf *w, const unsigned char *p, size_t n)
 	}
 }
 
-static void
-b_encode(struct buf *w, const unsigned char *p, size_t n)
-{
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	                          "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		unsigned v =
-		    (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
-
-		buf_addc(w, b64[v >> 18]);
-		buf_addc(w, b64[(v >> 12) & 63]);
-		buf_addc(w, b64[(v >> 6) & 63]);
-		buf_addc(w, b64[v & 63]);
-	}
-	if (i < n) {
-		unsigned v = (unsigned)p[i] << 16 |
-		    (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0);
-
-		buf_addc(w, b64[v >> 18]);
-		buf_addc(w, b64[(v >> 12) & 63]);
-		buf_addc(w, i + 1 < n ? b64[(v >> 6) & 63] : '=');
-		buf_addc(w, '=');
-	}
-}
-
 /*
  * Write p[0..n) (valid UTF-8) as encoded-words of at most WORD_MAX
  * characters each, never splitting a character, each a token of the
@@ -317,7 +290,7 @@ hl_encoded(struct hline *h, const char *s, size_t n)
 		if (q)
 			q_encode(&w, p + i, j - i);
 		else
-			b_encode(&w, p + i, j - i);
+			base64_encode_buf(&w, p + i, j - i);
 		buf_adds(&w, "?=");
 		hl_token(h, w.p, w.n);
 		i = j;
@@ -683,45 +656,6 @@ body_scan(const struct buf *b, bool *ascii)
 	return max;
 }
 
-/* Quoted-printable (RFC 2045 §6.7) of CRLF text: hard line breaks stay
- * CRLF, soft breaks keep encoded lines within QP_LINE_MAX. */
-static enum err
-body_qp(struct buf *out, const struct buf *in)
-{
-	struct str rest = buf_str(in), line;
-	char enc[4];
-	size_t i, col, k;
-	enum err e = ERR_OK;
-
-	while (e == ERR_OK && str_nextline(&rest, &line)) {
-		for (i = 0, col = 0; i < line.n && e == ERR_OK; i++) {
-			unsigned char c = (unsigned char)line.p[i];
-			bool last = i + 1 == line.n;
-
-			k = 1;
-			enc[0] = (char)c;
-			if (c == '=' || c >= 0x7f || (c < 0x20 && c != '\t') ||
-			    ((c == ' ' || c == '\t') && last)) {
-				enc[0] = '=';
-				enc[1] = hexdig[c >> 4];
-				enc[2] = hexdig[c & 15];
-				k = 3;
-			}
-			/* Room for the soft break's "=" unless this ends it. */
-			if (col + k > QP_LINE_MAX - (last ? 0 : 1)) {
-				e = buf_add(out, "=\r\n", 3);
-				col = 0;
-			}
-			if (e == ERR_OK)
-				e = buf_add(out, enc, k);
-			col += k;
-		}
-		if (e == ERR_OK)
-			e = buf_add(out, "\r\n", 2);
-	}
-	return e;
-}
-
 /* The MIME fields and the body after the blank line. */
 static enum err
 put_body(struct buf *b, const struct mailout_msg *m)
@@ -742,7 +676,7 @@ put_body(struct buf *b, const struct mailout_msg *m)
 		    "Content-Transfer-Encoding: "
 		    "quoted-printable\r\n\r\n");
 		if (e == ERR_OK)
-			e = body_qp(b, &crlf);
+			e = qp_encode(b, crlf.p ? crlf.p : "", crlf.n);
 	} else if (e == ERR_OK) {
 		e = buf_addf(b, "Content-Transfer-Encoding: %s\r\n\r\n",
 		    ascii ? "7bit" : "8bit");

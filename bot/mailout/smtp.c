@@ -14,6 +14,7 @@
 
 #include "bot/mailout/mailout.h"
 #include "util/ascii.h"
+#include "util/base64.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -44,26 +45,6 @@ hostname_ok(const char *h)
 		if (!ascii_isalnum(h[i]) && h[i] != '-' && h[i] != '.')
 			return false;
 	return true;
-}
-
-static void
-base64(char *out, const unsigned char *p, size_t n)
-{
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	                          "abcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i, o = 0;
-
-	for (i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)p[i] << 16;
-
-		v |= i + 1 < n ? (unsigned)p[i + 1] << 8 : 0;
-		v |= i + 2 < n ? p[i + 2] : 0;
-		out[o++] = b64[v >> 18];
-		out[o++] = b64[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < n ? b64[v & 63] : '=';
-	}
-	out[o] = '\0';
 }
 
 /* The pin in curl's form, or NULL when it is neither 64 hex digits
@@ -100,7 +81,7 @@ pin_to_curl(const char *pin)
 	if (n != 32)
 		return NULL;
 	memcpy(out, "sha256//", 8);
-	base64(out + 8, h, 32);
+	base64_encode(out + 8, h, 32);
 	return xstrdup(out);
 }
 

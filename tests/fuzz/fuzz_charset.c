@@ -10,7 +10,9 @@
 
 #include "parsers/charset.h"
 #include "util/arena.h"
+#include "util/base64.h"
 #include "util/buf.h"
+#include "util/qp.h"
 #include "util/utf8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -53,9 +55,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check(out);
 	}
 	dst = malloc(size + 1);
-	if (charset_unbase64(dst, p, size, NULL) > size ||
-	    charset_unqp(dst, p, size, false, NULL) > size ||
-	    charset_unqp(dst, p, size, true, NULL) > size)
+	if (base64_decode(dst, p, size, NULL) > size ||
+	    qp_decode(dst, p, size, false, NULL) > size ||
+	    qp_decode(dst, p, size, true, NULL) > size)
 		__builtin_trap();
 	free(dst);
 	arena_free(a);

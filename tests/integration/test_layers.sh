@@ -67,6 +67,13 @@ expect_fail "libmicrohttpd outside the web room" bot/daemon/bad.c \
 	'#include <microhttpd.h>' "microhttpd.h"
 expect_fail "I/O in a parser" parsers/bad.c \
 	'int f(void) { return open("x", 0); }' "I/O in parsers"
+expect_fail "a second base64 encoder" bot/mailout/bad.c \
+	'static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";' \
+	"a codec or checksum"
+expect_fail "a hand-written CRC-32" bot/git/bad.c \
+	'unsigned poly = 0xEDB88320u;' "a codec or checksum"
+expect_fail "zlib outside its rooms" bot/workflow/bad.c \
+	'#include <zlib.h>' "zlib.h"
 
 # And a legal include across rooms passes.
 copy

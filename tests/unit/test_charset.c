@@ -408,54 +408,6 @@ test_param_2231(void **state)
 	    "c");
 }
 
-static void
-unb64(const char *in, const char *want, bool want_bad)
-{
-	char out[256];
-	bool bad = false;
-	size_t n = charset_unbase64(out, in, strlen(in), &bad);
-
-	assert_int_equal(n, strlen(want));
-	assert_memory_equal(out, want, n);
-	assert_int_equal(bad, want_bad);
-}
-
-static void
-unqp(const char *in, bool q, const char *want, bool want_bad)
-{
-	char out[256];
-	bool bad = false;
-	size_t n = charset_unqp(out, in, strlen(in), q, &bad);
-
-	if (n != strlen(want) || memcmp(out, want, n) != 0)
-		fail_msg("unqp \"%s\": got \"%.*s\"", in, (int)n, out);
-	assert_int_equal(bad, want_bad);
-}
-
-static void
-test_transfer(void **state)
-{
-	(void)state;
-	unb64("aGVsbG8=", "hello", false);
-	unb64("aGVsbG8", "hello", false);
-	unb64("aGV\r\nsbG8\n", "hello", false);
-	unb64("aGVs*bG8", "hello", true);
-	unb64("aGVsbG8=aGk=", "hellohi", false);
-	unb64("a", "", true);
-	unb64("", "", false);
-	unqp("caf=C3=A9", false, "caf\xc3\xa9", false);
-	unqp("caf=c3=a9", false, "caf\xc3\xa9", false);
-	unqp("abc=\r\ndef", false, "abcdef", false);
-	unqp("abc=\ndef", false, "abcdef", false);
-	unqp("abc= \t\ndef", false, "abcdef", false);
-	unqp("a=", false, "a", false);
-	unqp("a=zz b=4", false, "a=zz b=4", true);
-	unqp("a_b", false, "a_b", false);
-	unqp("a_b=20", true, "a b ", false);
-	unqp("a=\nb", true, "a=\nb", true);
-	unqp("line  \nnext", false, "line  \nnext", false);
-}
-
 int
 main(void)
 {
@@ -473,7 +425,6 @@ main(void)
 		cmocka_unit_test(test_header_fixture),
 		cmocka_unit_test(test_param),
 		cmocka_unit_test(test_param_2231),
-		cmocka_unit_test(test_transfer),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,6 +1,7 @@
 /* Unit tests of util/: buffers, views, arena, UTF-8, JSON, time. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,9 +10,11 @@
 
 #include "util/arena.h"
 #include "util/ascii.h"
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/qp.h"
 #include "util/timeutil.h"
 #include "util/utf8.h"
 
@@ -192,6 +195,166 @@ test_log_quote(void **state)
 	assert_int_equal(ascii_strnicmp("ABC", "abd", 2), 0);
 }
 
+static void
+unb64(const char *in, const char *want, bool want_bad)
+{
+	char out[256];
+	bool bad = false;
+	size_t n = base64_decode(out, in, strlen(in), &bad);
+
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(out, want, n);
+	assert_int_equal(bad, want_bad);
+}
+
+static void
+unqp(const char *in, bool q, const char *want, bool want_bad)
+{
+	char out[256];
+	bool bad = false;
+	size_t n = qp_decode(out, in, strlen(in), q, &bad);
+
+	if (n != strlen(want) || memcmp(out, want, n) != 0)
+		fail_msg("unqp \"%s\": got \"%.*s\"", in, (int)n, out);
+	assert_int_equal(bad, want_bad);
+}
+
+/* The decoders, lenient as mail needs them. */
+static void
+test_decode(void **state)
+{
+	(void)state;
+	unb64("aGVsbG8=", "hello", false);
+	unb64("aGVsbG8", "hello", false);
+	unb64("aGV\r\nsbG8\n", "hello", false);
+	unb64("aGVs*bG8", "hello", true);
+	unb64("aGVsbG8=aGk=", "hellohi", false);
+	unb64("a", "", true);
+	unb64("", "", false);
+	unqp("caf=C3=A9", false, "caf\xc3\xa9", false);
+	unqp("caf=c3=a9", false, "caf\xc3\xa9", false);
+	unqp("abc=\r\ndef", false, "abcdef", false);
+	unqp("abc=\ndef", false, "abcdef", false);
+	unqp("abc= \t\ndef", false, "abcdef", false);
+	unqp("a=", false, "a", false);
+	unqp("a=zz b=4", false, "a=zz b=4", true);
+	unqp("a_b", false, "a_b", false);
+	unqp("a_b=20", true, "a b ", false);
+	unqp("a=\nb", true, "a=\nb", true);
+	unqp("line  \nnext", false, "line  \nnext", false);
+}
+
+/* RFC 4648 §10's vectors, and every length round trip. */
+static void
+test_base64(void **state)
+{
+	static const char *const vec[][2] = { { "", "" }, { "f", "Zg==" },
+		{ "fo", "Zm8=" }, { "foo", "Zm9v" }, { "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" } };
+	unsigned char all[256];
+	char enc[400], dec[400];
+	struct buf b = BUF_INIT;
+	size_t i, n;
+	bool bad;
+
+	(void)state;
+	for (i = 0; i < sizeof(vec) / sizeof(vec[0]); i++) {
+		assert_int_equal(
+		    base64_len(strlen(vec[i][0])), strlen(vec[i][1]));
+		base64_encode(enc, vec[i][0], strlen(vec[i][0]));
+		assert_string_equal(enc, vec[i][1]);
+		buf_reset(&b);
+		assert_int_equal(
+		    base64_encode_buf(&b, vec[i][0], strlen(vec[i][0])),
+		    ERR_OK);
+		assert_string_equal(buf_cstr(&b), vec[i][1]);
+	}
+	for (i = 0; i < sizeof(all); i++)
+		all[i] = (unsigned char)(255 - i);
+	for (n = 0; n <= sizeof(all); n++) {
+		base64_encode(enc, all, n);
+		bad = false;
+		assert_int_equal(base64_decode(dec, enc, strlen(enc), &bad), n);
+		assert_false(bad);
+		assert_memory_equal(dec, all, n);
+	}
+	assert_true(base64_digit('+') && base64_digit('/') &&
+	    base64_digit('z') && !base64_digit('=') && !base64_digit('-'));
+	/* The cap holds: nothing is half written. */
+	buf_free(&b);
+	buf_init(&b, 3);
+	assert_int_equal(base64_encode_buf(&b, "abcd", 4), ERR_LIMIT);
+	assert_int_equal(b.n, 0);
+	buf_free(&b);
+}
+
+static void
+qp(const char *in, const char *want)
+{
+	struct buf b = BUF_INIT;
+	char back[1024];
+	size_t n;
+	bool bad = false;
+
+	assert_int_equal(qp_encode(&b, in, strlen(in)), ERR_OK);
+	if (strcmp(buf_cstr(&b), want) != 0)
+		fail_msg("qp \"%s\": got \"%s\"", in, buf_cstr(&b));
+	/* Decoding gives the text back, with CRLF line ends. */
+	n = qp_decode(back, b.p ? b.p : "", b.n, false, &bad);
+	assert_false(bad);
+	back[n] = '\0';
+	{
+		struct buf crlf = BUF_INIT;
+		struct str rest = str_from(in), line;
+
+		while (str_nextline(&rest, &line)) {
+			buf_addstr(&crlf, line);
+			buf_adds(&crlf, "\r\n");
+		}
+		assert_string_equal(back, buf_cstr(&crlf));
+		buf_free(&crlf);
+	}
+	buf_free(&b);
+}
+
+/* RFC 2045 §6.7: escapes, blanks at a line end, soft breaks at 76. */
+static void
+test_qp_encode(void **state)
+{
+	char line[200];
+	struct buf b = BUF_INIT;
+	struct str rest, l;
+
+	(void)state;
+	qp("", "");
+	qp("plain\n", "plain\r\n");
+	qp("a=b\r\nc", "a=3Db\r\nc\r\n");
+	qp("caf\xc3\xa9 ok", "caf=C3=A9 ok\r\n");
+	qp("trailing \nand\ttab\t\n", "trailing=20\r\nand\ttab=09\r\n");
+	qp("nul\001x", "nul=01x\r\n");
+	memset(line, 'x', 150);
+	line[150] = '\0';
+	qp_encode(&b, line, 150);
+	rest = buf_str(&b);
+	while (str_nextline(&rest, &l))
+		assert_true(l.n <= QP_LINE_MAX);
+	assert_string_equal(b.p + b.n - 2, "\r\n");
+	qp(line, buf_cstr(&b));
+	/* An escape is never split by a soft break. */
+	memset(line, '=', 60);
+	line[60] = '\0';
+	buf_reset(&b);
+	qp_encode(&b, line, 60);
+	rest = buf_str(&b);
+	while (str_nextline(&rest, &l)) {
+		assert_true(l.n <= QP_LINE_MAX);
+		assert_true(
+		    l.n % 3 == 0 || (l.n % 3 == 1 && l.p[l.n - 1] == '='));
+	}
+	qp(line, buf_cstr(&b));
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -204,6 +367,9 @@ main(void)
 		cmocka_unit_test(test_time),
 		cmocka_unit_test(test_time_words),
 		cmocka_unit_test(test_log_quote),
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_qp_encode),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
