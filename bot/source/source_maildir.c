@@ -11,8 +11,10 @@
  * continues with the first name after it, whether or not that file still
  * exists.  A file listed in both new/ and cur/ (seen mid-move) is read
  * once; a file that vanishes between the listing and its reading is
- * skipped with a warning.  Files are handed out as they are: Maildir files
- * hold one message each and carry no mbox escaping.
+ * skipped with a warning, and so is anything that is not a regular file
+ * (a FIFO, a device, a folder, a symbolic link).  Files are handed out as
+ * they are: Maildir files hold one message each and carry no mbox
+ * escaping.
  */
 #include "bot/source/source_maildir.h"
 
@@ -296,9 +298,17 @@ source_maildir_next(
 			    md->path, md->names[md->i]);
 			continue;
 		}
-		fd = open(file, O_RDONLY | O_CLOEXEC);
+		/* Regular files only: O_NONBLOCK so that a FIFO cannot
+		 * hold the open (md_read() skips it by its type), and
+		 * O_NOFOLLOW so that a link cannot hand us a file that is
+		 * not the Maildir's. */
+		fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
 		if (fd < 0 && errno == ENOENT) {
 			log_warn("source: %s: vanished, skipped", file);
+			continue;
+		}
+		if (fd < 0 && errno == ELOOP) {
+			log_warn("source: %s: a symbolic link, skipped", file);
 			continue;
 		}
 		if (fd < 0) {

@@ -549,6 +549,37 @@ test_maildir(void **state)
 	rmtmp(d);
 }
 
+/*
+ * Only regular files are mail: a FIFO (whose open() would wait for a
+ * writer forever), a symbolic link (to a file that is not the Maildir's)
+ * and a folder are skipped, and the mails around them still come.  The
+ * alarm turns a hang into a failure.
+ */
+static void
+test_maildir_not_files(void **state)
+{
+	char *d = mktmp(), path[4200];
+	struct mails ms = { 0 };
+
+	(void)state;
+	run("mkdir '%s/new' '%s/cur' '%s/cur/3.dir'", d, d, d);
+	put(d, "cur/1.host:2,S", "mail 1\n");
+	put(d, "outside", "a file that is not in the Maildir\n");
+	snprintf(path, sizeof(path), "%s/cur/2.fifo:2,", d);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	run("ln -s '%s/outside' '%s/new/4.link'", d, d);
+	run("ln -s /dev/zero '%s/new/5.dev'", d);
+	put(d, "new/6.host", "mail 6\n");
+	alarm(20);
+	read_source(d, 0, NULL, &ms);
+	alarm(0);
+	assert_int_equal(ms.n, 2);
+	assert_string_equal(ms.raw[0], "mail 1\n");
+	assert_string_equal(ms.raw[1], "mail 6\n");
+	mails_free(&ms);
+	rmtmp(d);
+}
+
 static void
 test_maildir_limit(void **state)
 {
@@ -709,6 +740,7 @@ main(void)
 		cmocka_unit_test(test_limit_edges),
 		cmocka_unit_test(test_huge_mail),
 		cmocka_unit_test(test_maildir),
+		cmocka_unit_test(test_maildir_not_files),
 		cmocka_unit_test(test_maildir_limit),
 		cmocka_unit_test(test_open_kinds),
 		cmocka_unit_test(test_corpus),
