@@ -51,18 +51,21 @@ number(struct cursor *c, int maxdigits, int *v, int *ndigits)
 	return n > 0;
 }
 
+/* A run of letters, lower-cased into out (cut to max - 1); returns its
+ * whole length. */
 static size_t
 word(struct cursor *c, char *out, size_t max)
 {
-	size_t n = 0;
+	size_t n = 0, len = 0;
 
 	while (c->p < c->end && ascii_isalpha(*c->p)) {
 		if (n + 1 < max)
 			out[n++] = ascii_tolower(*c->p);
 		c->p++;
+		len++;
 	}
 	out[n] = '\0';
-	return n;
+	return len;
 }
 
 static int
@@ -78,57 +81,122 @@ month(const char *w)
 	return 0;
 }
 
-/* Named zones of RFC 5322 §4.3; military zones are treated as UTC, as
- * the RFC advises. */
+/*
+ * git's table of zone names (date.c, timezone_names: summer time is one
+ * hour more), with RFC 5322's "UT".  Names are matched whole, ignoring
+ * case.
+ */
 static bool
 named_zone(const char *w, int *tz)
 {
 	static const struct {
 		const char *name;
-		int min;
-	} z[] = { { "ut", 0 }, { "utc", 0 }, { "gmt", 0 }, { "z", 0 },
-		{ "est", -300 }, { "edt", -240 }, { "cst", -360 },
-		{ "cdt", -300 }, { "mst", -420 }, { "mdt", -360 },
-		{ "pst", -480 }, { "pdt", -420 }, { "cet", 60 },
-		{ "cest", 120 }, { "bst", 60 }, { "ist", 330 },
-		{ "jst", 540 } };
+		signed char hours, dst;
+	} z[] = { { "idlw", -12, 0 }, { "nt", -11, 0 }, { "cat", -10, 0 },
+		{ "hst", -10, 0 }, { "hdt", -10, 1 }, { "yst", -9, 0 },
+		{ "ydt", -9, 1 }, { "pst", -8, 0 }, { "pdt", -8, 1 },
+		{ "mst", -7, 0 }, { "mdt", -7, 1 }, { "cst", -6, 0 },
+		{ "cdt", -6, 1 }, { "est", -5, 0 }, { "edt", -5, 1 },
+		{ "ast", -3, 0 }, { "adt", -3, 1 }, { "wat", -1, 0 },
+		{ "gmt", 0, 0 }, { "utc", 0, 0 }, { "ut", 0, 0 }, { "z", 0, 0 },
+		{ "wet", 0, 0 }, { "bst", 0, 1 }, { "cet", 1, 0 },
+		{ "met", 1, 0 }, { "mewt", 1, 0 }, { "mest", 1, 1 },
+		{ "cest", 1, 1 }, { "mesz", 1, 1 }, { "fwt", 1, 0 },
+		{ "fst", 1, 1 }, { "eet", 2, 0 }, { "eest", 2, 1 },
+		{ "wast", 7, 0 }, { "wadt", 7, 1 }, { "cct", 8, 0 },
+		{ "jst", 9, 0 }, { "east", 10, 0 }, { "eadt", 10, 1 },
+		{ "gst", 10, 0 }, { "nzt", 12, 0 }, { "nzst", 12, 0 },
+		{ "nzdt", 12, 1 }, { "idle", 12, 0 } };
 	size_t i;
 
 	for (i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
 		if (strcmp(w, z[i].name) == 0) {
-			*tz = z[i].min;
+			*tz = (z[i].hours + z[i].dst) * 60;
 			return true;
 		}
-	}
-	if (strlen(w) == 1) {
-		*tz = 0;
-		return true;
 	}
 	return false;
 }
 
+/*
+ * A signed zone at c->p ('+' or '-' and a digit), as git's match_tz():
+ * "hhmm", "hh" or "hh:mm"; *tz is set only when hh < 24 and mm < 60.
+ */
 static bool
-zone(struct cursor *c, int *tz)
+signed_zone(struct cursor *c, int *tz)
 {
+	int sign = *c->p == '-' ? -1 : 1, hh, mm = 0, n, nm;
+
+	c->p++;
+	number(c, 9, &hh, &n);
+	while (c->p < c->end && ascii_isdigit(*c->p)) {
+		c->p++; /* more digits than any zone: junk */
+		n = 9;
+	}
+	if (n == 4) {
+		mm = hh % 100;
+		hh /= 100;
+	} else if (n != 2) {
+		return false;
+	} else if (c->p < c->end && *c->p == ':') {
+		c->p++;
+		if (!number(c, 2, &mm, &nm) || nm != 2 ||
+		    (c->p < c->end && ascii_isdigit(*c->p)))
+			return false;
+	}
+	if (hh >= 24 || mm >= 60)
+		return false;
+	*tz = sign * (hh * 60 + mm);
+	return true;
+}
+
+/*
+ * The zone: what follows the time, read as git reads the rest of a date
+ * (comments are not special to it: "(CEST)" names a zone when nothing
+ * better does).  Returns false when no zone was understood.
+ */
+static bool
+zone(struct cursor *c, int *tz, unsigned *flags)
+{
+	bool numeric = false, named = false;
+	int v, n;
 	char w[8];
 
-	skip_cfws(c);
 	*tz = 0;
-	if (c->p < c->end && (*c->p == '+' || *c->p == '-')) {
-		int sign = *c->p == '-' ? -1 : 1, v, nd;
+	while (c->p < c->end) {
+		char ch = *c->p;
 
-		c->p++;
-		if (!number(c, 4, &v, &nd) || nd != 4)
-			return nd > 0 ? (*tz = sign * (v / 100 * 60), true)
-			              : false;
-		if (v / 100 > 23 || v % 100 > 59)
-			return false;
-		*tz = sign * (v / 100 * 60 + v % 100);
-		return true;
+		if ((ch == '+' || ch == '-') && c->p + 1 < c->end &&
+		    ascii_isdigit(c->p[1])) {
+			if (signed_zone(c, &v)) {
+				*tz = v;
+				numeric = true;
+			} else {
+				*flags |= DATE_ZONE_UNKNOWN;
+			}
+		} else if (ascii_isalpha(ch)) {
+			if (word(c, w, sizeof(w)) < sizeof(w) && !numeric &&
+			    !named && named_zone(w, &v)) {
+				*tz = v;
+				named = true;
+			}
+		} else if (ascii_isdigit(ch)) {
+			/* git takes a bare "hhmm" up to 1400 for a zone. */
+			number(c, 9, &v, &n);
+			if (n == 4 && v <= 1400 && !numeric && !named) {
+				*tz = v / 100 * 60 + v % 100;
+				numeric = true;
+			}
+			while (c->p < c->end && ascii_isdigit(*c->p))
+				c->p++;
+		} else {
+			c->p++;
+		}
 	}
-	if (word(c, w, sizeof(w)) == 0)
-		return true; /* no zone at all: UTC */
-	return named_zone(w, tz);
+	if (numeric || named)
+		return true;
+	*flags |= DATE_ZONE_UNKNOWN;
+	return false;
 }
 
 static int
@@ -142,11 +210,12 @@ days_in_month(int y, int m)
 }
 
 enum err
-date_parse(struct str s, int64_t *t, int *tz_min)
+date_parse(struct str s, int64_t *t, int *tz_min, unsigned *flags)
 {
 	struct cursor c = { s.p, s.p + s.n };
 	char w[16];
 	int day, mon, year, hh, mm, ss = 0, nd, tz;
+	unsigned fl = 0;
 
 	skip_cfws(&c);
 	/* An optional day name. */
@@ -181,12 +250,14 @@ date_parse(struct str s, int64_t *t, int *tz_min)
 		if (!number(&c, 2, &ss, NULL))
 			return ERR_PARSE;
 	}
-	if (!zone(&c, &tz))
-		return ERR_PARSE;
+	if (!zone(&c, &tz, &fl))
+		tz = 0;
 	if (year < 1970 || year > 9999 || day < 1 ||
 	    day > days_in_month(year, mon) || hh > 23 || mm > 59 || ss > 60)
 		return ERR_PARSE;
 	*t = time_from_civil(year, mon, day, hh, mm, ss) - (int64_t)tz * 60;
 	*tz_min = tz;
+	if (flags)
+		*flags = fl;
 	return ERR_OK;
 }

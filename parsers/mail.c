@@ -267,6 +267,9 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 {
 	struct str v;
 	bool fallback = false;
+	unsigned dflags = 0;
+	int64_t t;
+	int tz;
 	enum err e = ERR_OK;
 
 	memset(m, 0, sizeof(*m));
@@ -303,9 +306,11 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 	parse_refs(a, m);
 	parse_from(a, m);
 	v = hdr_value(a, &m->hdr, "Date");
-	if (v.p == NULL || date_parse(v, &m->date, &m->tz) != ERR_OK) {
+	if (v.p == NULL || date_parse(v, &m->date, &m->tz, &dflags) != ERR_OK) {
 		m->date = 0;
 		m->flags |= MAIL_F_NODATE;
+	} else if (dflags & DATE_ZONE_UNKNOWN) {
+		m->flags |= MAIL_F_DATEZONE;
 	}
 	v = hdr_value(a, &m->hdr, "Subject");
 	if (v.p && charset_decode_header(a, v, &v, &fallback) == ERR_OK)
@@ -320,6 +325,11 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 	if (is_auto(a, m, o))
 		m->flags |= MAIL_F_AUTO;
 	parse_body(a, raw, n, m);
+	/* The patch's own date (an in-body Date: wins) is its commit's. */
+	if (m->patch && m->patch->date.p &&
+	    date_parse(m->patch->date, &t, &tz, &dflags) == ERR_OK &&
+	    (dflags & DATE_ZONE_UNKNOWN))
+		m->flags |= MAIL_F_DATEZONE;
 	m->kind = (m->flags & MAIL_F_OVERLIMIT) ? MAIL_OTHER : classify(m);
 	if (m->kind == MAIL_PATCH)
 		e = trailer_parse(a, m->patch->message, TRAILER_BLOCK,

@@ -37,6 +37,8 @@ enum mail_flag {
 	MAIL_F_TRUNCATED = 1 << 5, /* (source) cut at LIMIT_MAIL_SIZE */
 	MAIL_F_AUTO = 1 << 6, /* automated: never acted on or answered */
 	MAIL_F_NODATE = 1 << 7, /* no parseable Date: */
+	MAIL_F_DATEZONE = 1 << 8, /* a Date: (or the patch's) whose zone was
+	                             not understood: taken as UTC */
 };
 
 struct mail_opts {

@@ -1168,6 +1168,17 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 		    m->flags & MAIL_F_OVERLIMIT ? ", not parsed: over a limit"
 		                                : ", parsed as far as it went");
 	}
+	if (m->flags & MAIL_F_DATEZONE) {
+		struct str d = m->patch && m->patch->date.p
+		    ? m->patch->date
+		    : hdr_value(in->a, &m->hdr, "Date");
+		char q[128], dq[96];
+
+		log_warn("ingest: <%s>: date \"%s\": zone not understood, "
+		         "taken as UTC",
+		    log_quote(q, sizeof(q), m->msgid, strlen(m->msgid)),
+		    log_quote(dq, sizeof(dq), d.p ? d.p : "", d.n));
+	}
 	return store_and_place(in, raw, n, m, project_id);
 }
 

@@ -252,7 +252,8 @@ compose(struct stager *s, int64_t patch_id, struct qpatch *q)
 		return e;
 	q->contribution = ser.contribution_id;
 	/* The mail's own date, as git am takes it. */
-	if (m.patch->date.p && date_parse(m.patch->date, &t, &tz) == ERR_OK) {
+	if (m.patch->date.p &&
+	    date_parse(m.patch->date, &t, &tz, NULL) == ERR_OK) {
 		q->row.author_time = t;
 		q->row.author_tz = tz;
 		q->date = arena_str(s->a, m.patch->date).p;
