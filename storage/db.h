@@ -21,7 +21,12 @@ struct store {
 	bool readonly;
 	sqlite3_stmt *stmt[SQL_COUNT];
 	char *scratch; /* store_project_name's result */
+	unsigned long steps; /* statement steps so far (store_steps) */
+	unsigned long fault_at; /* store_fault: the step that fails, or 0 */
 };
+
+/* sqlite3_step(), counted, and failed on purpose when a test asks. */
+int db_step(struct store *st, sqlite3_stmt *s);
 
 /* The statement, prepared on first use, reset and unbound. */
 sqlite3_stmt *db_stmt(struct store *st, enum sql_id id);

@@ -97,12 +97,36 @@ db_bind_id(sqlite3_stmt *s, const char *name, int64_t v)
 		db_bind_int(s, name, v);
 }
 
+int
+db_step(struct store *st, sqlite3_stmt *s)
+{
+	if (++st->steps == st->fault_at) {
+		st->fault_at = 0;
+		if (getenv("FAULT_DEBUG"))
+			fprintf(stdout, "FAULT: %.80s\n", sqlite3_sql(s));
+		return SQLITE_IOERR;
+	}
+	return sqlite3_step(s);
+}
+
+void
+store_fault(struct store *st, unsigned long nth)
+{
+	st->fault_at = nth ? st->steps + nth : 0;
+}
+
+unsigned long
+store_steps(const struct store *st)
+{
+	return st->steps;
+}
+
 enum err
 db_exec(struct store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+	while ((rc = db_step(st, s)) == SQLITE_ROW)
 		;
 	if (rc != SQLITE_DONE) {
 		enum err e = db_fail(st, what, rc);
@@ -117,7 +141,7 @@ db_exec(struct store *st, sqlite3_stmt *s, const char *what)
 enum err
 db_row(struct store *st, sqlite3_stmt *s, const char *what)
 {
-	int rc = sqlite3_step(s);
+	int rc = db_step(st, s);
 
 	if (rc == SQLITE_ROW)
 		return ERR_OK;
@@ -172,7 +196,7 @@ db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
 
 	*ids = NULL;
 	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = db_step(st, s)) == SQLITE_ROW) {
 		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
 		(*ids)[(*n)++] = db_col_int(s, 0);
 	}
@@ -195,7 +219,7 @@ db_rows(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
 	int rc;
 
 	*n = 0;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = db_step(st, s)) == SQLITE_ROW) {
 		if (*n == cap) {
 			char *bigger;
 
@@ -451,18 +475,29 @@ store_project_id(struct store *st, const char *name, int64_t *id)
 	return ERR_OK;
 }
 
-const char *
-store_project_name(struct store *st, int64_t id)
+enum err
+store_project_get(struct store *st, int64_t id, const char **name)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PROJECT_NAME);
+	enum err e;
 
 	free(st->scratch);
 	st->scratch = NULL;
 	db_bind_int(s, ":id", id);
-	if (db_row(st, s, "project name") == ERR_OK)
+	if ((e = db_row(st, s, "project name")) == ERR_OK)
 		st->scratch = db_col_dup(s, 0);
 	sqlite3_reset(s);
-	return st->scratch ? st->scratch : "";
+	*name = st->scratch ? st->scratch : "";
+	return e == ERR_NOTFOUND ? ERR_OK : e;
+}
+
+const char *
+store_project_name(struct store *st, int64_t id)
+{
+	const char *name;
+
+	store_project_get(st, id, &name);
+	return name;
 }
 
 enum err

@@ -45,6 +45,13 @@ bool store_in_tx(const struct store *st);
 enum err store_snapshot(struct store *st);
 void store_snapshot_end(struct store *st);
 
+/*
+ * For tests of error paths: the nth statement step from now fails as an
+ * I/O error would (0: none), once.  store_steps() counts the steps taken.
+ */
+void store_fault(struct store *st, unsigned long nth);
+unsigned long store_steps(const struct store *st);
+
 /* The schema version this build writes. */
 int store_schema_version(void);
 
@@ -54,7 +61,9 @@ enum err store_meta_set(struct store *st, const char *key, const char *value);
 
 /* Projects by name: the id, created when missing. */
 enum err store_project_id(struct store *st, const char *name, int64_t *id);
-/* The name of a project id ("" when unknown); valid until the next call. */
+/* The name of a project id ("" when unknown); valid until the next call.
+ * store_project_name() says "" when the database fails, too. */
+enum err store_project_get(struct store *st, int64_t id, const char **name);
 const char *store_project_name(struct store *st, int64_t id);
 
 /* Import positions: where a source stopped, written in the same

@@ -281,6 +281,7 @@ notify_patch(struct notify *n, const char *event, int64_t patch_id,
 	struct store_msg msg;
 	const struct conf_project *pr;
 	struct view_trailer *t = NULL;
+	const char *project;
 	size_t nt = 0;
 	enum err e;
 
@@ -297,9 +298,11 @@ notify_patch(struct notify *n, const char *event, int64_t patch_id,
 		e = store_read_trailers(n->st, a, p.id, s.id, &t, &nt);
 	if (e == ERR_OK)
 		e = mail_refs(n, a, p.message_id, &dr.refs, &dr.nrefs);
+	if (e == ERR_OK)
+		e = store_project_get(n->st, p.project_id, &project);
 	if (e != ERR_OK)
 		goto out;
-	pr = config_project(n->conf, store_project_name(n->st, p.project_id));
+	pr = config_project(n->conf, project);
 	dr.d = template_data_new();
 	common(n, dr.d, pr, s.contribution_id);
 	patch_values(n, a, dr.d, &p, &s, &msg, pr);
@@ -327,6 +330,7 @@ notify_transcript(struct notify *n, int64_t msg_id, int64_t contribution_id,
 	struct arena *a = arena_new();
 	struct draft dr;
 	struct store_msg msg;
+	const char *project;
 	size_t i;
 	enum err e;
 
@@ -337,12 +341,12 @@ notify_transcript(struct notify *n, int64_t msg_id, int64_t contribution_id,
 		e = store_msg_get(n->st, a, msg_id, &msg);
 	if (e == ERR_OK)
 		e = mail_refs(n, a, msg_id, &dr.refs, &dr.nrefs);
+	if (e == ERR_OK)
+		e = store_project_get(n->st, msg.project_id, &project);
 	if (e != ERR_OK)
 		goto out;
 	dr.d = template_data_new();
-	common(n, dr.d,
-	    config_project(n->conf, store_project_name(n->st, msg.project_id)),
-	    contribution_id);
+	common(n, dr.d, config_project(n->conf, project), contribution_id);
 	template_data_set(dr.d, "subject", msg.subject);
 	template_data_set(
 	    dr.d, "requester", *msg.from_name ? msg.from_name : msg.from_email);

@@ -395,34 +395,36 @@ find_predecessor(struct ingest *in, const struct store_patch *p,
 	return e;
 }
 
-/* The diff between the two versions of a patch, for the "updated" mail. */
-static const char *
-interdiff(struct ingest *in, int64_t old_msg, int64_t new_msg)
+/* The diff between the two versions of a patch, for the "updated" mail
+ * (*r stays NULL when there is none to show). */
+static enum err
+interdiff(struct ingest *in, int64_t old_msg, int64_t new_msg, const char **r)
 {
 	struct arena *a = arena_new();
 	struct mail_opts o;
 	struct mail om, nm;
 	struct buf out = BUF_INIT;
-	const char *raw, *r = NULL;
+	const char *raw;
 	size_t n;
+	enum err e;
 
+	*r = NULL;
 	ingest_mail_opts(in, &o);
-	if (store_msg_raw(in->st, a, old_msg, &raw, &n) == ERR_OK)
+	if ((e = store_msg_raw(in->st, a, old_msg, &raw, &n)) == ERR_OK) {
 		mail_parse(a, raw, n, &o, &om);
-	else
-		om.patch = NULL;
-	if (store_msg_raw(in->st, a, new_msg, &raw, &n) == ERR_OK)
+		e = store_msg_raw(in->st, a, new_msg, &raw, &n);
+	}
+	if (e == ERR_OK) {
 		mail_parse(a, raw, n, &o, &nm);
-	else
-		nm.patch = NULL;
-	if (om.patch && nm.patch &&
-	    gitdiff_text(om.patch->diff.p, om.patch->diff.n, "old version",
-	        nm.patch->diff.p, nm.patch->diff.n, "new version",
-	        &out) == ERR_OK)
-		r = arena_strdup(in->a, buf_cstr(&out));
+		if (om.patch && nm.patch &&
+		    gitdiff_text(om.patch->diff.p, om.patch->diff.n,
+		        "old version", nm.patch->diff.p, nm.patch->diff.n,
+		        "new version", &out) == ERR_OK)
+			*r = arena_strdup(in->a, buf_cstr(&out));
+	}
 	buf_free(&out);
 	arena_free(a);
-	return r;
+	return e;
 }
 
 /* A staged patch replaced in place: the "updated" event and its mail,
@@ -434,6 +436,7 @@ updated(struct ingest *in, const struct store_patch *p,
 	const struct conf_project *pr = NULL;
 	struct store_series os;
 	struct notify_kv kv[3];
+	const char *diff, *project;
 	char ver[16];
 	int64_t ev;
 	enum err e = event(in, "updated", s->contribution_id, s->id, p->id,
@@ -441,20 +444,19 @@ updated(struct ingest *in, const struct store_patch *p,
 
 	if (e != ERR_OK || in->conf == NULL)
 		return e;
-	e = store_series_get(in->st, in->a, o->series_id, &os);
-	if (e != ERR_OK)
+	if ((e = store_series_get(in->st, in->a, o->series_id, &os)) ||
+	    (e = interdiff(in, o->message_id, p->message_id, &diff)) ||
+	    (e = store_project_get(in->st, p->project_id, &project)))
 		return e;
 	if (snprintf(ver, sizeof(ver), "%d", os.version) >= (int)sizeof(ver))
 		return ERR_INTERNAL;
 	kv[0] = (struct notify_kv){ "old_version", ver };
-	kv[1] = (struct notify_kv){ "interdiff",
-		interdiff(in, o->message_id, p->message_id) };
+	kv[1] = (struct notify_kv){ "interdiff", diff };
 	kv[2] = (struct notify_kv){ NULL, NULL };
 	ev = 0;
 	if (in->nt == NULL)
 		in->nt = notify_new(in->st, in->conf);
-	pr =
-	    config_project(in->conf, store_project_name(in->st, p->project_id));
+	pr = config_project(in->conf, project);
 	return notify_patch(
 	    in->nt, "updated", p->id, ev, NULL, kv, pr && pr->staging);
 }
@@ -535,10 +537,12 @@ older_by_refs(struct ingest *in, const struct store_series *s,
 		struct store_msg r;
 		struct store_series o;
 
-		if (store_msg_find(in->st, in->a, m->refs[i], &r) != ERR_OK ||
-		    r.series_id == 0 || r.series_id == s->id)
+		e = store_msg_find(in->st, in->a, m->refs[i], &r);
+		if (e == ERR_NOTFOUND ||
+		    (e == ERR_OK && (r.series_id == 0 || r.series_id == s->id)))
 			continue;
-		if ((e = store_series_get(in->st, in->a, r.series_id, &o)))
+		if (e != ERR_OK ||
+		    (e = store_series_get(in->st, in->a, r.series_id, &o)))
 			return e;
 		if (o.contribution_id != s->contribution_id &&
 		    o.project_id == s->project_id &&
@@ -559,10 +563,14 @@ older_by_supersedes(struct ingest *in, const struct store_series *s,
 
 	for (i = 0; i < m->nsupersedes; i++) {
 		struct store_msg r;
+		enum err e =
+		    store_msg_find(in->st, in->a, m->supersedes[i], &r);
 
-		if (store_msg_find(in->st, in->a, m->supersedes[i], &r) ==
-		        ERR_OK &&
-		    r.series_id && r.series_id != s->id) {
+		if (e == ERR_NOTFOUND)
+			continue;
+		if (e != ERR_OK)
+			return e;
+		if (r.series_id && r.series_id != s->id) {
 			*sid = r.series_id;
 			return ERR_OK;
 		}
@@ -951,8 +959,9 @@ adopt_series(struct ingest *in, const struct mail *m, int64_t project,
 		struct store_msg w;
 		struct store_series s;
 
-		if (store_msg_get(in->st, in->a, ids[i], &w) != ERR_OK ||
-		    w.kind != MAIL_PATCH || w.series_id == 0)
+		if ((e = store_msg_get(in->st, in->a, ids[i], &w)) != ERR_OK)
+			break;
+		if (w.kind != MAIL_PATCH || w.series_id == 0)
 			continue;
 		if ((e = store_series_get(in->st, in->a, w.series_id, &s)))
 			break;

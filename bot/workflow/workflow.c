@@ -79,10 +79,10 @@ load_target(struct workflow *w, int64_t series, int64_t patch, bool whole,
 	enum err e;
 
 	memset(t, 0, sizeof(*t));
-	if ((e = store_series_get(w->st, w->a, series, &t->s)) != ERR_OK)
+	if ((e = store_series_get(w->st, w->a, series, &t->s)) != ERR_OK ||
+	    (e = store_project_get(w->st, t->s.project_id, &t->project)))
 		return e;
-	t->project =
-	    arena_strdup(w->a, store_project_name(w->st, t->s.project_id));
+	t->project = arena_strdup(w->a, t->project);
 	t->conf = config_project(w->conf, t->project);
 	t->whole = whole || patch == 0;
 	if (t->whole) {
