@@ -220,6 +220,18 @@ static const char *const migrations[] = {
 	"CREATE INDEX event_queue ON event(id) WHERE kind IN ('staged',"
 	" 'updated', 'graduated', 'dropped', 'folded', 'merged',"
 	" 'withdrawn');\n",
+	/* 4 (issue 16): one copy of a collected trailer per place and
+	 * message, whatever order the mails came in; and the rows of a
+	 * waiting reply found by the reply (it waits while its place may
+	 * still move nearer). */
+	"DELETE FROM trailer WHERE own = 0 AND id NOT IN (SELECT min(id)"
+	" FROM trailer WHERE own = 0 GROUP BY message_id,"
+	" coalesce(patch_id, 0), coalesce(series_id, 0), name, value);\n"
+	"DROP INDEX trailer_message;\n"
+	"CREATE UNIQUE INDEX trailer_once ON trailer(message_id,"
+	" coalesce(patch_id, 0), coalesce(series_id, 0), name, value)"
+	" WHERE own = 0;\n"
+	"CREATE INDEX pending_message ON pending(message_id);\n",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -76,6 +76,8 @@ static const char *const text[SQL_COUNT] = {
 	                     " WHERE ref = :ref ORDER BY message_id",
 	[SQL_PENDING_DROP_REF] = "DELETE FROM pending WHERE ref = :ref",
 	[SQL_PENDING_CLEAR] = "DELETE FROM pending WHERE message_id = :msg",
+	[SQL_PENDING_WAITS] = "SELECT 1 FROM pending WHERE message_id = :msg"
+	                      " LIMIT 1",
 
 	[SQL_SERIES_GET] = "SELECT " SERIES_COLS " FROM series WHERE id = :id",
 	[SQL_CONTRIB_ADD] = "INSERT INTO contribution(project_id, activity)"
@@ -177,14 +179,15 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_TRAILER_ADD] =
 	    "INSERT INTO trailer(patch_id, series_id, message_id, name, value,"
 	    " email, verified, own) VALUES(:patch, :series, :message, :name,"
-	    " :value, :email, :verified, :own)",
+	    " :value, :email, :verified, :own) ON CONFLICT DO NOTHING",
 	[SQL_TRAILER_CARRY] =
 	    "INSERT INTO trailer(patch_id, series_id, message_id, name, value,"
 	    " email, verified, own) SELECT :to, NULL, message_id, name,"
 	    " value, email, verified, 0 FROM trailer WHERE own = 0 AND"
 	    " (patch_id = :from OR (patch_id IS NULL AND series_id ="
-	    " (SELECT series_id FROM patch WHERE id = :from))) ORDER BY id",
-	[SQL_TRAILER_MOVE] = "UPDATE trailer SET patch_id = :to"
+	    " (SELECT series_id FROM patch WHERE id = :from))) ORDER BY id"
+	    " ON CONFLICT DO NOTHING",
+	[SQL_TRAILER_MOVE] = "UPDATE OR REPLACE trailer SET patch_id = :to"
 	                     " WHERE patch_id = :from AND own = 0",
 	[SQL_EVENT_ADD] =
 	    "INSERT INTO event(time, kind, contribution_id, series_id,"

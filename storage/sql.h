@@ -28,6 +28,7 @@ enum sql_id {
 	SQL_PENDING_PEEK,
 	SQL_PENDING_DROP_REF,
 	SQL_PENDING_CLEAR,
+	SQL_PENDING_WAITS,
 	/* series and contributions */
 	SQL_SERIES_GET,
 	SQL_CONTRIB_ADD,

@@ -194,6 +194,19 @@ store_msg_pending_take(
 }
 
 enum err
+store_msg_pending_waits(struct store *st, int64_t msg_id, bool *waits)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PENDING_WAITS);
+	enum err e;
+
+	db_bind_int(s, ":msg", msg_id);
+	e = db_row(st, s, "pending waits");
+	sqlite3_reset(s);
+	*waits = e == ERR_OK;
+	return e == ERR_NOTFOUND ? ERR_OK : e;
+}
+
+enum err
 store_msg_pending_clear(struct store *st, int64_t msg_id)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PENDING_CLEAR);

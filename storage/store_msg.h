@@ -54,7 +54,9 @@ enum err store_msg_pending_take(
 /* Messages waiting for ref, without removing anything. */
 enum err store_msg_pending_peek(
     struct store *st, const char *ref, int64_t **ids, size_t *n);
-/* Forget every row of a message that found its place. */
+/* Forget every row of a message (it is placed again). */
 enum err store_msg_pending_clear(struct store *st, int64_t msg_id);
+/* Whether a message waits for any ancestor. */
+enum err store_msg_pending_waits(struct store *st, int64_t msg_id, bool *waits);
 
 #endif

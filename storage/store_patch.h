@@ -77,6 +77,8 @@ struct store_trailer {
 
 enum err store_patch_trailer_add(
     struct store *st, const struct store_trailer *t);
+/* A collected trailer is kept once per place and message: adding it
+ * again, carrying or moving it onto a copy changes nothing. */
 /* Copy the collected (not own) trailers of patch from to patch to. */
 enum err store_patch_trailer_carry(struct store *st, int64_t from, int64_t to);
 /* Forget the trailers a message gave (it is placed again). */

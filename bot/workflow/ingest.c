@@ -4,10 +4,14 @@
  *
  * Threading follows JWZ's rule of preferring References over In-Reply-To,
  * without building the whole tree: a reply belongs to the nearest
- * ancestor that is known and belongs to a series; when none has arrived
- * yet, the reply waits in `pending` under each missing ancestor's id and
- * is placed when one of them arrives.  Loops cannot form: a message only
- * ever copies its place from a message stored before it.
+ * ancestor that is known and belongs to a series, and copies its place.
+ * Whatever may still give it a nearer place makes it wait in `pending`,
+ * under that ancestor's Message-ID: an ancestor nearer than its place
+ * that has not arrived or has no place yet, and the reply it copied its
+ * place from while that one itself waits.  When a message gets a place
+ * or moves, what waits for it is placed again, and what moves then is
+ * in turn (settle(): a work list, so a chain costs one placing per
+ * reply whatever order it came in).
  */
 #include "bot/workflow/ingest.h"
 
@@ -40,12 +44,11 @@ struct ingest {
 	struct arena *a; /* scratch for the mail being ingested */
 	struct ingest_stats stats;
 	int64_t now;
-	int depth; /* nesting of pending resolution */
 	struct workflow *wf; /* made when the first command arrives */
 	struct notify *nt; /* made when the first mail is to go */
 };
 
-static enum err place_waiting(struct ingest *in, const char *msgid);
+static enum err settle(struct ingest *in, int64_t msg_id);
 
 struct ingest *
 ingest_new(struct store *st, const struct config *conf)
@@ -248,17 +251,16 @@ find_target(
 	return ERR_OK;
 }
 
-/* Wait for the ancestors nearer than refs[from - 1] that have not
- * arrived: when one does, the mail is placed again, nearer. */
+/* Wait for the ancestors of a patch that have not arrived: its cover
+ * letter, when it comes, finds the patches that wait for it. */
 static enum err
-wait_for_refs(
-    struct ingest *in, const struct mail *m, int64_t msg_id, size_t from)
+wait_missing(struct ingest *in, const struct mail *m, int64_t msg_id)
 {
 	struct store_msg t;
 	size_t i;
 	enum err e;
 
-	for (i = from; i < m->nrefs; i++) {
+	for (i = 0; i < m->nrefs; i++) {
 		e = store_msg_find(in->st, in->a, m->refs[i], &t);
 		if (e == ERR_NOTFOUND)
 			e = store_msg_pending_add(in->st, m->refs[i], msg_id);
@@ -266,6 +268,45 @@ wait_for_refs(
 			return e;
 	}
 	return ERR_OK;
+}
+
+static bool
+placeable(enum mail_kind k)
+{
+	return k == MAIL_REPLY || k == MAIL_PULL || k == MAIL_BOT;
+}
+
+/*
+ * Wait for what may still give the reply a nearer place than refs[at]
+ * (t, or nothing when at is -1): the nearer ancestors that have not
+ * arrived or have no place yet, and t itself when it is a reply that
+ * waits too (its place may move, and this one's with it).
+ */
+static enum err
+wait_nearer(struct ingest *in, const struct mail *m, int64_t msg_id,
+    const struct store_msg *t, long at)
+{
+	struct store_msg r;
+	size_t i;
+	bool waits;
+	enum err e;
+
+	for (i = (size_t)(at + 1); i < m->nrefs; i++) {
+		e = store_msg_find(in->st, in->a, m->refs[i], &r);
+		if (e == ERR_OK &&
+		    (r.series_id || !placeable(r.kind) || r.id == msg_id))
+			continue;
+		if (e == ERR_OK || e == ERR_NOTFOUND)
+			e = store_msg_pending_add(in->st, m->refs[i], msg_id);
+		if (e != ERR_OK)
+			return e;
+	}
+	if (at < 0 || !placeable(t->kind))
+		return ERR_OK;
+	if ((e = store_msg_pending_waits(in->st, t->id, &waits)) == ERR_OK &&
+	    waits)
+		e = store_msg_pending_add(in->st, m->refs[at], msg_id);
+	return e;
 }
 
 static enum err
@@ -276,27 +317,30 @@ touch_series(struct ingest *in, int64_t series_id, const struct mail *m)
 
 /*
  * Place a reply by its nearest known ancestor that belongs to a series
- * (t, at: what find_target() said), and keep waiting for nearer ones that
- * have not arrived (a review of 2/3 that came before 2/3 is about 2/3,
- * not about the cover letter it also names).  attached: the message row
- * already names t.  again: it was placed before; what it said is taken
- * back first.
+ * (t, at: what find_target() said; at -1: none yet), and wait for what
+ * may place it nearer (a review of 2/3 that came before 2/3 is about
+ * 2/3, not about the cover letter it also names).  was: the reply's row
+ * as it was when it is placed again (its waiting rows and trailers are
+ * taken back first), NULL for a new mail, whose row names t already.
  */
 static enum err
 place_reply_at(struct ingest *in, const struct mail *m, int64_t msg_id,
-    const struct store_msg *t, long at, bool attached, bool again)
+    const struct store_msg *t, long at, const struct store_msg *was)
 {
 	enum err e;
 
-	if (again && (e = store_msg_pending_clear(in->st, msg_id)) != ERR_OK)
+	if (was && (e = store_msg_pending_clear(in->st, msg_id)) != ERR_OK)
 		return e;
-	if ((e = wait_for_refs(in, m, msg_id, (size_t)(at + 1))) != ERR_OK)
+	if ((e = wait_nearer(in, m, msg_id, t, at)) != ERR_OK)
 		return e;
-	if (at < 0)
+	if (at < 0 ||
+	    (was && was->series_id == t->series_id &&
+	        was->patch_id == t->patch_id))
 		return ERR_OK;
-	if (again && (e = store_patch_trailer_drop(in->st, msg_id)) != ERR_OK)
+	if (was && was->series_id &&
+	    (e = store_patch_trailer_drop(in->st, msg_id)) != ERR_OK)
 		return e;
-	if (!attached &&
+	if (was &&
 	    (e = store_msg_attach(in->st, msg_id, t->series_id, t->patch_id)))
 		return e;
 	if (m->kind == MAIL_REPLY &&
@@ -305,16 +349,38 @@ place_reply_at(struct ingest *in, const struct mail *m, int64_t msg_id,
 	return touch_series(in, t->series_id, m);
 }
 
+/*
+ * A waiting reply, placed again: *moved says whether it got a place or a
+ * new one (then what waits for it must be placed again too).
+ */
 static enum err
-place_reply(struct ingest *in, const struct mail *m, int64_t msg_id, bool again)
+place_again(struct ingest *in, int64_t msg_id, bool *moved)
 {
-	struct store_msg t;
+	struct arena *a = arena_new();
+	struct store_msg w, t;
+	struct mail_opts o;
+	struct mail m;
+	const char *raw;
+	size_t len;
 	long at;
-	enum err e = find_target(in, m, &t, &at);
+	enum err e = store_msg_get(in->st, a, msg_id, &w);
 
-	if (e != ERR_OK)
-		return e;
-	return place_reply_at(in, m, msg_id, &t, at, false, again);
+	*moved = false;
+	/* Patches wait only so that their cover letter finds them. */
+	if (e != ERR_OK || !placeable(w.kind))
+		goto out;
+	if ((e = store_msg_raw(in->st, a, msg_id, &raw, &len)) != ERR_OK)
+		goto out;
+	ingest_mail_opts(in, &o);
+	mail_parse(a, raw, len, &o, &m);
+	if ((e = find_target(in, &m, &t, &at)) != ERR_OK)
+		goto out;
+	*moved =
+	    at >= 0 && (t.series_id != w.series_id || t.patch_id != w.patch_id);
+	e = place_reply_at(in, &m, msg_id, &t, at, &w);
+out:
+	arena_free(a);
+	return e;
 }
 
 /* ---- versions ---- */
@@ -930,7 +996,7 @@ place_patch(
 		if ((e = store_series_update(in->st, &s)) != ERR_OK)
 			return e;
 	}
-	if (m->nrefs && (e = wait_for_refs(in, m, msg_id, 0)) != ERR_OK)
+	if (m->nrefs && (e = wait_missing(in, m, msg_id)) != ERR_OK)
 		return e;
 	if (created)
 		e = link_series(in, series, m);
@@ -1107,8 +1173,7 @@ store_and_place(struct ingest *in, const char *raw, size_t n,
 	struct store_msg t;
 	long at = -1;
 	int64_t id;
-	bool reply = m->kind == MAIL_REPLY || m->kind == MAIL_PULL ||
-	    m->kind == MAIL_BOT;
+	bool reply = placeable(m->kind);
 	enum err e = ERR_OK;
 
 	memset(&t, 0, sizeof(t));
@@ -1120,13 +1185,15 @@ store_and_place(struct ingest *in, const char *raw, size_t n,
 	if (e != ERR_OK)
 		return e;
 	if (reply && m->nrefs)
-		e = place_reply_at(in, m, id, &t, at, true, false);
+		e = place_reply_at(in, m, id, &t, at, NULL);
 	else if (!reply)
 		e = place(in, m, project, id);
 	if (e == ERR_OK && m->kind == MAIL_REPLY)
 		e = run_commands(in, m, id, at >= 0 ? &t : NULL);
-	if (e == ERR_OK)
-		e = place_waiting(in, m->msgid);
+	/* What waited for a mail that has no place itself keeps waiting:
+	 * its rows name this Message-ID either way. */
+	if (e == ERR_OK && (!reply || at >= 0))
+		e = settle(in, id);
 	return e;
 }
 
@@ -1191,48 +1258,56 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	return store_and_place(in, raw, n, m, project_id);
 }
 
-/* Messages that waited for msgid: parse them again and place them. */
+/* Placing again never runs away, even on a thread built to make it:
+ * more than this many placings for one mail is a bug or an attack. */
+#define SETTLE_MAX (1u << 20)
+
+/*
+ * msg_id got a place: what waits for it is placed again, then what waits
+ * for those that moved, and so on, breadth first.
+ */
 static enum err
-place_waiting(struct ingest *in, const char *msgid)
+settle(struct ingest *in, int64_t msg_id)
 {
-	int64_t *ids = NULL;
-	size_t n = 0, i;
-	enum err e;
+	int64_t *todo = NULL, *ids = NULL;
+	size_t cap = 0, n = 0, head = 0, nids, i;
+	unsigned placings = 0;
+	enum err e = ERR_OK;
 
-	if ((e = store_msg_pending_take(in->st, msgid, &ids, &n)) != ERR_OK)
-		return e;
-	/* Each placed message may itself be awaited; the chain is as long
-	 * as the thread, bounded by LIMIT_REFERENCES per mail anyway. */
-	in->depth++;
-	for (i = 0; i < n && e == ERR_OK && in->depth < 256; i++) {
-		struct store_msg w, now;
+	todo = xgrow(todo, &cap, 1, sizeof(*todo));
+	todo[n++] = msg_id;
+	while (head < n && e == ERR_OK) {
 		struct arena *a = arena_new();
-		struct mail m;
-		struct mail_opts o;
-		const char *raw;
-		size_t len;
+		struct store_msg x;
 
-		e = store_msg_get(in->st, a, ids[i], &w);
-		/* Patches wait only so that their cover letter finds them. */
-		if (e != ERR_OK || w.kind == MAIL_PATCH ||
-		    w.kind == MAIL_COVER) {
-			arena_free(a);
-			continue;
+		e = store_msg_get(in->st, a, todo[head++], &x);
+		if (e == ERR_OK)
+			e = store_msg_pending_take(
+			    in->st, x.msgid, &ids, &nids);
+		for (i = 0; e == ERR_OK && i < nids; i++) {
+			bool moved;
+
+			if (++placings > SETTLE_MAX) {
+				char q[128];
+
+				log_err("ingest: <%s>: over %u replies placed "
+				        "again: stopped",
+				    log_quote(
+				        q, sizeof(q), x.msgid, strlen(x.msgid)),
+				    SETTLE_MAX);
+				e = ERR_LIMIT;
+				break;
+			}
+			e = place_again(in, ids[i], &moved);
+			if (e == ERR_OK && moved) {
+				todo = xgrow(todo, &cap, n + 1, sizeof(*todo));
+				todo[n++] = ids[i];
+			}
 		}
-		e = store_msg_raw(in->st, a, ids[i], &raw, &len);
-		if (e == ERR_OK) {
-			ingest_mail_opts(in, &o);
-			mail_parse(a, raw, len, &o, &m);
-			e = place_reply(in, &m, ids[i], w.series_id != 0);
-		}
-		/* Newly placed: what waited for it can be placed too. */
-		if (e == ERR_OK && w.series_id == 0 &&
-		    store_msg_get(in->st, a, ids[i], &now) == ERR_OK &&
-		    now.series_id)
-			e = place_waiting(in, w.msgid);
+		free(ids);
+		ids = NULL;
 		arena_free(a);
 	}
-	in->depth--;
-	free(ids);
+	free(todo);
 	return e;
 }

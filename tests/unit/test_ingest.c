@@ -22,6 +22,8 @@
 #include "parsers/config.h"
 #include "parsers/mail.h"
 #include "storage/store.h"
+#include "storage/store_msg.h"
+#include "storage/store_read.h"
 #include "tests/unit/testutil.h"
 #include "util/arena.h"
 #include "util/log.h"
@@ -166,12 +168,289 @@ test_every_error_passed_up(void **state)
 	buf_free(&swallowed);
 }
 
+/* ---- replies in any order ---- */
+
+/* A mail of a thread, made here: refs is "" or ids separated by blanks
+ * (References), irt the In-Reply-To when there are no References. */
+static char *
+make_mail(const char *id, const char *from, const char *subject,
+    const char *refs, const char *irt, const char *body)
+{
+	struct buf b = BUF_INIT;
+
+	buf_addf(&b,
+	    "From: %s\nTo: demo@lists.example.org\nSubject: %s\n"
+	    "Date: Mon, 3 Feb 2025 10:00:00 +0000\nMessage-ID: <%s>\n",
+	    from, subject, id);
+	if (*refs)
+		buf_addf(&b, "References: %s\n", refs);
+	if (*irt)
+		buf_addf(&b, "In-Reply-To: %s\n", irt);
+	buf_addf(&b, "\n%s\n", body);
+	return buf_detach(&b, NULL);
+}
+
+static const char patch_body[] =
+    "Frob more.\n\nSigned-off-by: Ada Author <ada@example.org>\n---\n"
+    " a.c | 1 +\n 1 file changed, 1 insertion(+)\n\n"
+    "diff --git a/a.c b/a.c\nindex 0000000..1111111 100644\n--- a/a.c\n"
+    "+++ b/a.c\n@@ -1,2 +1,3 @@\n line 1\n+frob\n line 2\n";
+
+#define NTHREAD 6
+
+/* The thread: a cover letter and its patch, a review, a reply to the
+ * review, and a chain of two replies threaded by In-Reply-To only. */
+static void
+thread(char *m[NTHREAD])
+{
+	m[0] = make_mail("c@ex.org", "Ada Author <ada@example.org>",
+	    "[PATCH 0/1] frob: more", "", "", "A cover letter.");
+	m[1] = make_mail("p@ex.org", "Ada Author <ada@example.org>",
+	    "[PATCH 1/1] frob: more", "<c@ex.org>", "", patch_body);
+	m[2] = make_mail("a@ex.org", "Rob Reviewer <rob@example.org>",
+	    "Re: [PATCH 1/1] frob: more", "<c@ex.org> <p@ex.org>", "",
+	    "Reviewed-by: Rob Reviewer <rob@example.org>");
+	m[3] = make_mail("b@ex.org", "Cat Acker <cat@example.org>",
+	    "Re: [PATCH 1/1] frob: more", "<c@ex.org> <p@ex.org> <a@ex.org>",
+	    "", "Acked-by: Cat Acker <cat@example.org>");
+	m[4] = make_mail("d@ex.org", "Tom Tester <tom@example.com>",
+	    "Re: [PATCH 1/1] frob: more", "", "<p@ex.org>",
+	    "Tested-by: Tom Tester <tom@example.com>");
+	m[5] = make_mail("e@ex.org", "Eve Else <eve@example.org>",
+	    "Re: [PATCH 1/1] frob: more", "", "<d@ex.org>",
+	    "Reviewed-by: Eve Else <eve@example.org>");
+}
+
+static int
+by_msgid(const void *x, const void *y)
+{
+	const struct view_trailer *a = x, *b = y;
+	int c = strcmp(a->message_id, b->message_id);
+
+	return c ? c : strcmp(a->name, b->name);
+}
+
+/* Where every mail of the thread landed and the trailers of each place,
+ * one line each, by Message-ID. */
+static void
+summary(struct fixture *f, char *m[], size_t n, struct buf *out)
+{
+	static const char *const ids[] = { "c@ex.org", "p@ex.org", "a@ex.org",
+		"b@ex.org", "d@ex.org", "e@ex.org" };
+	struct arena *a = arena_new();
+	size_t i, k;
+
+	(void)m;
+	buf_reset(out);
+	for (i = 0; i < n; i++) {
+		struct store_msg r, where;
+		struct view_trailer *t;
+		size_t nt;
+
+		assert_int_equal(store_msg_find(f->st, a, ids[i], &r), ERR_OK);
+		buf_addf(out, "%s ->", ids[i]);
+		/* The place, named by the Message-ID of the patch or of the
+		 * series' first mail. */
+		for (k = 0; k < n; k++) {
+			assert_int_equal(
+			    store_msg_find(f->st, a, ids[k], &where), ERR_OK);
+			if (r.series_id && where.series_id == r.series_id &&
+			    where.patch_id == r.patch_id &&
+			    (where.kind == MAIL_PATCH ||
+			        where.kind == MAIL_COVER))
+				buf_addf(out, " %s", ids[k]);
+		}
+		if (r.kind != MAIL_PATCH && r.kind != MAIL_COVER) {
+			buf_addc(out, '\n');
+			continue;
+		}
+		assert_int_equal(
+		    store_read_trailers(f->st, a,
+		        r.kind == MAIL_PATCH ? r.patch_id : 0,
+		        r.kind == MAIL_COVER ? r.series_id : 0, &t, &nt),
+		    ERR_OK);
+		/* By Message-ID: their order is the order they came in. */
+		qsort(t, nt, sizeof(*t), by_msgid);
+		for (k = 0; k < nt; k++)
+			if (!t[k].own &&
+			    (r.kind == MAIL_PATCH || t[k].message_id))
+				buf_addf(
+				    out, " %s:%s", t[k].name, t[k].message_id);
+		buf_addc(out, '\n');
+	}
+	arena_free(a);
+}
+
+static bool
+next_perm(int *v, int n)
+{
+	int i = n - 2, j = n - 1, t;
+
+	while (i >= 0 && v[i] >= v[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	while (v[j] <= v[i])
+		j--;
+	t = v[i], v[i] = v[j], v[j] = t;
+	for (i++, j = n - 1; i < j; i++, j--)
+		t = v[i], v[i] = v[j], v[j] = t;
+	return true;
+}
+
+/*
+ * Every reply ends on its nearest known ancestor with a series, and its
+ * trailers there once, whatever order the mails arrive in: all 720
+ * orders of the thread give what the oldest-first order gives.
+ */
+static void
+test_any_order(void **state)
+{
+	struct fixture *f = *state;
+	char *m[NTHREAD];
+	int order[NTHREAD], i, bad = 0;
+	struct buf want = BUF_INIT, got = BUF_INIT, why = BUF_INIT;
+
+	thread(m);
+	for (i = 0; i < NTHREAD; i++)
+		order[i] = i;
+	do {
+		assert_int_equal(store_begin(f->st), ERR_OK);
+		/* One transaction around the whole order, rolled back. */
+		for (i = 0; i < NTHREAD; i++) {
+			struct ingest *in = ingest_new(f->st, &f->conf);
+			struct arena *a = arena_new();
+			struct mail_opts o;
+			struct mail mm;
+			enum ingest_result res;
+			int64_t pid;
+
+			ingest_mail_opts(in, &o);
+			mail_parse(
+			    a, m[order[i]], strlen(m[order[i]]), &o, &mm);
+			assert_int_equal(
+			    ingest_project(in, "demo", &mm, &pid), ERR_OK);
+			assert_int_equal(
+			    ingest_mail(in, m[order[i]], strlen(m[order[i]]),
+			        &mm, pid, &res),
+			    ERR_OK);
+			ingest_free(in);
+			arena_free(a);
+		}
+		summary(f, m, NTHREAD, want.n ? &got : &want);
+		store_rollback(f->st);
+		if (got.n && strcmp(buf_cstr(&got), buf_cstr(&want)) != 0 &&
+		    bad++ < 3) {
+			buf_adds(&why, "order");
+			for (i = 0; i < NTHREAD; i++)
+				buf_addf(&why, " %d", order[i]);
+			buf_addf(&why, ":\n%s", buf_cstr(&got));
+		}
+	} while (next_perm(order, NTHREAD));
+	if (bad)
+		fail_msg("%d orders differ from oldest first:\n%s\nwant:\n%s",
+		    bad, buf_cstr(&why), buf_cstr(&want));
+	for (i = 0; i < NTHREAD; i++)
+		free(m[i]);
+	buf_free(&want);
+	buf_free(&got);
+	buf_free(&why);
+}
+
+/* Ingest mails m[order...] in one transaction; the steps it took. */
+static unsigned long
+ingest_all(struct fixture *f, char **m, size_t n, bool reverse)
+{
+	unsigned long before = store_steps(f->st);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *raw = m[reverse ? n - 1 - i : i];
+		struct ingest *in = ingest_new(f->st, &f->conf);
+		struct arena *a = arena_new();
+		struct mail_opts o;
+		struct mail mm;
+		enum ingest_result res;
+		int64_t pid;
+
+		ingest_mail_opts(in, &o);
+		mail_parse(a, raw, strlen(raw), &o, &mm);
+		assert_int_equal(ingest_project(in, "demo", &mm, &pid), ERR_OK);
+		assert_int_equal(
+		    ingest_mail(in, raw, strlen(raw), &mm, pid, &res), ERR_OK);
+		ingest_free(in);
+		arena_free(a);
+	}
+	return store_steps(f->st) - before;
+}
+
+#define CHAIN 200
+
+/*
+ * A patch and a chain of replies, each answering the one before by
+ * In-Reply-To alone: newest first, every Acked-by still lands on the
+ * patch, and the work (counted in database statements, not timed) stays
+ * within twice that of oldest first.
+ */
+static void
+test_reversed_chain(void **state)
+{
+	struct fixture *f = *state;
+	char *m[CHAIN + 1], id[32], irt[40], body[96], from[64];
+	unsigned long forward = 0, backward = 0;
+	struct arena *a = arena_new();
+	struct store_msg p;
+	struct view_trailer *t;
+	size_t nt, k, acks;
+	int i, round;
+
+	m[0] = make_mail("chain@ex.org", "Ada Author <ada@example.org>",
+	    "[PATCH] frob: a chain", "", "", patch_body);
+	for (i = 0; i < CHAIN; i++) {
+		snprintf(id, sizeof(id), "c%d@ex.org", i);
+		snprintf(irt, sizeof(irt), "<%s>", i ? "" : "chain@ex.org");
+		if (i)
+			snprintf(irt, sizeof(irt), "<c%d@ex.org>", i - 1);
+		snprintf(from, sizeof(from), "P%d <p%d@example.org>", i, i);
+		snprintf(body, sizeof(body), "Acked-by: P%d <p%d@example.org>",
+		    i, i);
+		m[i + 1] = make_mail(
+		    id, from, "Re: [PATCH] frob: a chain", "", irt, body);
+	}
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(store_begin(f->st), ERR_OK);
+		if (round == 0)
+			forward = ingest_all(f, m, CHAIN + 1, false);
+		else
+			backward = ingest_all(f, m, CHAIN + 1, true);
+		assert_int_equal(
+		    store_msg_find(f->st, a, "chain@ex.org", &p), ERR_OK);
+		assert_int_equal(store_read_trailers(f->st, a, p.patch_id,
+		                     p.series_id, &t, &nt),
+		    ERR_OK);
+		for (k = acks = 0; k < nt; k++)
+			acks += strcmp(t[k].name, "Acked-by") == 0;
+		assert_int_equal(acks, CHAIN);
+		store_rollback(f->st);
+	}
+	if (backward > 2 * forward)
+		fail_msg("newest first took %lu statements, oldest first %lu",
+		    backward, forward);
+	for (i = 0; i <= CHAIN; i++)
+		free(m[i]);
+	arena_free(a);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
 		    test_every_error_passed_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_any_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_reversed_chain, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

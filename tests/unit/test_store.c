@@ -14,6 +14,8 @@
 #include "storage/db.h"
 #include "storage/store.h"
 #include "storage/store_msg.h"
+#include "storage/store_patch.h"
+#include "storage/store_read.h"
 #include "storage/store_series.h"
 
 static char dir[] = "/tmp/yard-store-XXXXXX";
@@ -114,6 +116,57 @@ test_message_round_trip(void **state)
 	arena_free(a);
 }
 
+/*
+ * One copy per trailer and message (issue 16): a trailer a reply gave,
+ * added again for the same place, stays one row; a patch's own
+ * trailers are the author's text and may repeat.
+ */
+static void
+test_trailer_once(void **state)
+{
+	struct store *st;
+	struct store_msg m;
+	struct store_series s;
+	struct store_trailer t;
+	struct view_trailer *v;
+	struct arena *a = arena_new();
+	int64_t mid, sid;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	assert_int_equal(store_begin(st), ERR_OK);
+	memset(&m, 0, sizeof(m));
+	m.kind = MAIL_REPLY;
+	m.msgid = "once@b";
+	assert_int_equal(store_msg_add(st, &m, NULL, "x", 1, &mid), ERR_OK);
+	memset(&s, 0, sizeof(s));
+	s.version = 1;
+	s.expected = 1;
+	s.first_id = mid;
+	s.title = s.norm_title = "t";
+	s.submitter_name = s.submitter_email = "a@b";
+	assert_int_equal(store_series_add(st, &s, &sid), ERR_OK);
+	memset(&t, 0, sizeof(t));
+	t.series_id = sid;
+	t.message_id = mid;
+	t.name = "Acked-by";
+	t.value = "A <a@b>";
+	t.email = "a@b";
+	assert_int_equal(store_patch_trailer_add(st, &t), ERR_OK);
+	assert_int_equal(store_patch_trailer_add(st, &t), ERR_OK);
+	t.name = "Reviewed-by";
+	assert_int_equal(store_patch_trailer_add(st, &t), ERR_OK);
+	t.own = true;
+	assert_int_equal(store_patch_trailer_add(st, &t), ERR_OK);
+	assert_int_equal(store_patch_trailer_add(st, &t), ERR_OK);
+	assert_int_equal(store_read_trailers(st, a, 0, sid, &v, &n), ERR_OK);
+	assert_int_equal(n, 4);
+	assert_int_equal(store_commit(st), ERR_OK);
+	store_close(st);
+	arena_free(a);
+}
+
 int
 main(void)
 {
@@ -121,6 +174,7 @@ main(void)
 		cmocka_unit_test(test_every_statement_prepares),
 		cmocka_unit_test(test_reopen_keeps_schema),
 		cmocka_unit_test(test_message_round_trip),
+		cmocka_unit_test(test_trailer_once),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
