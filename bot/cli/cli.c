@@ -42,7 +42,7 @@ static const char usage_text[] =
     "  list [--state S] [--since DATE] [--submitter ADDR] [--project P]\n"
     "       [--limit N] [--json]     contributions, newest activity first\n"
     "  show [--json] REF             one contribution\n"
-    "  am REF                        the newest series as a git-am mbox\n"
+    "  am [--verified] REF           the newest series as a git-am mbox\n"
     "  stage REF [--series]          add to the unstable queue\n"
     "  drop REF REASON [WORDS...]    drop (nacked, to-be-updated, ...)\n"
     "  graduate REF                  move to the stable queue\n"
@@ -316,16 +316,6 @@ cmd_show(struct cli *c)
 	return show_one(c->st, ref, json);
 }
 
-static int
-cmd_am(struct cli *c)
-{
-	if (c->argc != 2)
-		return cli_usage();
-	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
-		return 1;
-	return am_write(c->st, &c->conf, c->argv[1], stdout);
-}
-
 /* The local user, as the actor of terminal commands. */
 static const char *
 local_user(void)
@@ -470,7 +460,7 @@ static const struct subcommand {
 	{ "import", cmd_import },
 	{ "list", cmd_list },
 	{ "show", cmd_show },
-	{ "am", cmd_am },
+	{ "am", cli_am_cmd },
 	{ "stage", cmd_verb },
 	{ "drop", cmd_verb },
 	{ "graduate", cmd_verb },

@@ -43,4 +43,7 @@ int cli_run_cmd(struct cli *c);
 /* cli_status.c: `patchyard status [--json]`. */
 int cli_status_cmd(struct cli *c);
 
+/* cli_am.c: `patchyard am [--verified] REF`. */
+int cli_am_cmd(struct cli *c);
+
 #endif

@@ -295,7 +295,9 @@ webapi_mbox(struct web *w, struct store *st, const struct web_req *rq,
 			e = ERR_NOTFOUND;
 	}
 	if (e == ERR_OK)
-		e = am_mbox(st, w->conf, &c, s, &rs->body);
+		/* Anyone may fetch it and apply it: verified trailers only,
+		 * as the staging tree takes them (issue 16). */
+		e = am_mbox(st, w->conf, &c, s, AM_VERIFIED, &rs->body);
 	if (e == ERR_NOTFOUND) {
 		buf_reset(&rs->body);
 		webpage_error(w, rq, rs, 404, "No such series",

@@ -2,9 +2,10 @@
  * `patchyard am`: what `b4 am` (0.12, its defaults) makes of a thread,
  * from the database: each patch of a series as git format-patch would
  * mail it, its commit message followed by the trailers people gave in
- * replies, in the order they came, those b4 would take and without the
- * ones already there.  Unlike b4's defaults, trailers given to the cover
- * letter go to every patch (DESIGN.md section 4, b4's -t).
+ * replies, in the order they came, those b4 would take (or, asked for,
+ * only the verified ones) and without the ones already there.  Unlike
+ * b4's defaults, trailers given to the cover letter go to every patch
+ * (DESIGN.md section 4, b4's -t).
  * tests/integration/test_b4.sh holds it against b4, docs/ORACLES.md
  * lists where the two still differ and why.
  */
@@ -16,6 +17,7 @@
 #include "bot/mailout/mailout.h"
 #include "bot/workflow/ingest.h"
 #include "bot/workflow/show.h"
+#include "parsers/addr.h"
 #include "parsers/mail.h"
 #include "storage/store_msg.h"
 #include "util/ascii.h"
@@ -86,12 +88,35 @@ enum place {
 };
 
 /*
- * Whether and where a trailer goes into the commit: verified ones only
- * (ingest verifies them as b4 does), in b4's order.
+ * b4's test of whose trailer it is (LoreMessage, 0.12): a trailer naming
+ * a person counts when its address is the sender's or alike to it, or
+ * when its name is the sender's display name.  A display name proves
+ * nothing, which is why ingest does not verify by it; b4 takes it.
+ */
+static bool
+b4_takes(
+    struct arena *a, const struct view_trailer *t, const struct store_msg *from)
+{
+	struct addr person;
+
+	if (t->email == NULL)
+		return true;
+	if (addr_same(t->email, from->from_email) ||
+	    addr_alike(a, t->email, from->from_email))
+		return true;
+	return addr_parse(a, str_from(t->value), &person) == ERR_OK &&
+	    *person.name && *from->from_name &&
+	    ascii_stricmp(person.name, from->from_name) == 0;
+}
+
+/*
+ * Whether and where a trailer goes into the commit, in b4's order:
+ * verified ones only, or those b4 would take.
  */
 static enum place
 trailer_place(struct store *st, struct arena *a, const struct view_series *s,
-    const struct view_patch *vp, const struct view_trailer *t)
+    const struct view_patch *vp, const struct view_trailer *t,
+    enum am_trailers which)
 {
 	struct store_msg m;
 	bool ok;
@@ -99,9 +124,10 @@ trailer_place(struct store *st, struct arena *a, const struct view_series *s,
 	if (t->own)
 		return PLACE_OWN;
 	if (t->message_id == NULL ||
-	    store_msg_find(st, a, t->message_id, &m) != ERR_OK)
+	    store_msg_find(st, a, t->message_id, &m) != ERR_OK ||
+	    store_msg_get(st, a, m.id, &m) != ERR_OK)
 		return PLACE_NONE;
-	ok = t->verified;
+	ok = which == AM_VERIFIED ? t->verified : b4_takes(a, t, &m);
 	if (!ok)
 		return PLACE_NONE;
 	if (m.patch_id == vp->id)
@@ -123,7 +149,7 @@ same_trailer(const struct view_trailer *x, const struct view_trailer *y)
 /* The collected trailers of vp, in b4's order, without duplicates. */
 static enum err
 put_trailers(struct buf *out, struct store *st, const struct view_series *s,
-    const struct view_patch *vp)
+    const struct view_patch *vp, enum am_trailers which)
 {
 	struct arena *a = arena_new();
 	const struct view_trailer **done;
@@ -134,7 +160,7 @@ put_trailers(struct buf *out, struct store *st, const struct view_series *s,
 	done = arena_alloc(a, (vp->ntrailers + 1) * sizeof(*done));
 	where = arena_alloc(a, (vp->ntrailers + 1) * sizeof(*where));
 	for (i = 0; i < vp->ntrailers; i++)
-		where[i] = trailer_place(st, a, s, vp, &vp->trailers[i]);
+		where[i] = trailer_place(st, a, s, vp, &vp->trailers[i], which);
 	for (p = PLACE_OWN; p <= PLACE_COVER && e == ERR_OK; p++)
 		for (i = 0; i < vp->ntrailers && e == ERR_OK; i++) {
 			const struct view_trailer *t = &vp->trailers[i];
@@ -289,7 +315,7 @@ put_header(struct buf *out, const struct view_series *s,
 
 static enum err
 put_patch(struct buf *out, struct store *st, const struct view_series *s,
-    const struct view_patch *vp, const struct patch *p)
+    const struct view_patch *vp, const struct patch *p, enum am_trailers which)
 {
 	struct str msg = message_text(p->message), diff = diff_text(p->diff);
 	struct buf tr = BUF_INIT;
@@ -298,7 +324,7 @@ put_patch(struct buf *out, struct store *st, const struct view_series *s,
 	if (e == ERR_OK && msg.n)
 		e = put_body(out, msg);
 	if (e == ERR_OK)
-		e = put_trailers(&tr, st, s, vp);
+		e = put_trailers(&tr, st, s, vp, which);
 	/* The parser found the block by git's rules when the patch has
 	 * trailers of its own. */
 	if (e == ERR_OK && tr.n && msg.n && !ends_in_trailers(msg) &&
@@ -319,7 +345,7 @@ put_patch(struct buf *out, struct store *st, const struct view_series *s,
 
 enum err
 am_series(struct store *st, const struct config *conf,
-    const struct view_series *s, struct buf *out)
+    const struct view_series *s, enum am_trailers which, struct buf *out)
 {
 	struct mail_opts o;
 	size_t i;
@@ -344,7 +370,7 @@ am_series(struct store *st, const struct config *conf,
 			}
 		}
 		if (e == ERR_OK)
-			e = put_patch(out, st, s, vp, m.patch);
+			e = put_patch(out, st, s, vp, m.patch, which);
 		arena_free(a);
 	}
 	return e;
@@ -459,17 +485,19 @@ reroll(struct store *st, struct arena *a, const struct view_contrib *c,
 
 enum err
 am_mbox(struct store *st, const struct config *conf,
-    const struct view_contrib *c, const struct view_series *s, struct buf *out)
+    const struct view_contrib *c, const struct view_series *s,
+    enum am_trailers which, struct buf *out)
 {
 	struct arena *a = arena_new();
-	enum err e = am_series(st, conf, reroll(st, a, c, s), out);
+	enum err e = am_series(st, conf, reroll(st, a, c, s), which, out);
 
 	arena_free(a);
 	return e;
 }
 
 int
-am_write(struct store *st, const struct config *conf, const char *ref, FILE *f)
+am_write(struct store *st, const struct config *conf, const char *ref,
+    enum am_trailers which, FILE *f)
 {
 	struct arena *a = arena_new();
 	struct view_contrib c;
@@ -494,7 +522,7 @@ am_write(struct store *st, const struct config *conf, const char *ref, FILE *f)
 		fprintf(stderr, "patchyard: %s: no such contribution\n", ref);
 	}
 	if (e == ERR_OK)
-		e = am_series(st, conf, reroll(st, a, &c, s), &out);
+		e = am_series(st, conf, reroll(st, a, &c, s), which, &out);
 	if (e == ERR_OK && fwrite(out.p, 1, out.n, f) != out.n)
 		e = ERR_IO;
 	buf_free(&out);

@@ -21,6 +21,7 @@
 
 #include "bot/git/gitdiff.h"
 #include "bot/mailout/notify.h"
+#include "bot/workflow/trust.h"
 #include "bot/workflow/workflow.h"
 #include "parsers/addr.h"
 #include "parsers/slug.h"
@@ -196,6 +197,7 @@ static enum err
 collect_trailers(struct ingest *in, const struct mail *m, int64_t msg_id,
     const struct store_msg *target)
 {
+	bool authenticated = false, judged = false;
 	size_t i;
 	enum err e;
 
@@ -212,15 +214,17 @@ collect_trailers(struct ingest *in, const struct mail *m, int64_t msg_id,
 		r.name = t->name;
 		r.value = t->value;
 		r.email = t->person.email;
-		/* A trailer for somebody else is kept, but not applied:
-		 * only the person named may give it.  As b4 does, a work
-		 * address alike to the usual one, or the sender's own
-		 * display name in the trailer, count as the person. */
-		r.verified = t->person.email == NULL ||
-		    addr_same(t->person.email, m->from.email) ||
-		    addr_alike(in->a, t->person.email, m->from.email) ||
-		    (*t->person.name && *m->from.name &&
-		        ascii_stricmp(t->person.name, m->from.name) == 0);
+		/* Kept either way, applied (to staged commits, forwarded
+		 * patches) only when verified: the person named sent it,
+		 * from an address of theirs, in a mail that authenticates.
+		 * A display name proves nothing: anyone can write one. */
+		if (!judged) {
+			authenticated =
+			    trust_unauthenticated(in->a, in->conf, m) == NULL;
+			judged = true;
+		}
+		r.verified =
+		    trust_trailer_verified(in->conf, m, t, authenticated);
 		if ((e = store_patch_trailer_add(in->st, &r)) != ERR_OK)
 			return e;
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bot/mailout/notify.h"
+#include "bot/workflow/trust.h"
 #include "parsers/addr.h"
 #include "storage/store_event.h"
 #include "storage/store_msg.h"
@@ -582,22 +583,6 @@ refusal(enum err e)
 
 /* ---- by mail ---- */
 
-static const char *
-authenticate(struct workflow *w, const struct mail *m)
-{
-	const char *why = NULL;
-
-	if (w->conf->auth_require == CONF_AUTH_NONE)
-		return NULL;
-	if (w->conf->auth_authserv_id == NULL)
-		return "auth.authserv-id is not configured, so no mail is "
-		       "trusted";
-	if (addr_auth_check(w->a, &m->hdr, w->conf->auth_authserv_id,
-	        m->from.email, &why) == ADDR_AUTH_PASS)
-		return NULL;
-	return why ? why : "not authenticated";
-}
-
 static enum err
 refuse_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
     int64_t series_id, const char *why)
@@ -638,7 +623,7 @@ workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 		return ERR_OK;
 	arena_reset(w->a);
 	w->now = time_now();
-	if ((why = authenticate(w, m)) != NULL)
+	if ((why = trust_unauthenticated(w->a, w->conf, m)) != NULL)
 		return refuse_mail(w, m, msg_id, series_id, why);
 	who.email = m->from.email;
 	who.label =

@@ -42,7 +42,7 @@ def contributions():
 
 # Bits of enum mail_flag (parsers/mail.h), by name.
 FLAGS = ['overlimit', 'dupid', 'nomsgid', 'broken', 'charset', 'truncated',
-         'auto', 'nodate']
+         'auto', 'nodate', 'datezone']
 
 def messages(path):
     """Read-only: the storage layer has no command that lists messages."""
