@@ -1,6 +1,8 @@
 #include "util/arena.h"
 
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +135,25 @@ char *
 arena_strdup(struct arena *a, const char *s)
 {
 	return arena_strndup(a, s, strlen(s));
+}
+
+char *
+arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		fatal("arena: cannot format \"%s\"", fmt);
+	s = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return s;
 }
 
 struct str

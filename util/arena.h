@@ -20,6 +20,9 @@ void *arena_alloc(struct arena *a, size_t n);
 void *arena_zalloc(struct arena *a, size_t n);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_strdup(struct arena *a, const char *s);
+/* A formatted string in the arena (never truncated). */
+char *arena_printf(struct arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* A NUL-terminated copy of a view; .p of the result is the copy. */
 struct str arena_str(struct arena *a, struct str s);
 /* Bytes handed out so far (for limits and tests). */

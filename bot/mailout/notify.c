@@ -17,7 +17,7 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-#define NEVENTS 8
+#define NEVENTS 9
 
 struct notify {
 	struct store *st;
@@ -212,8 +212,29 @@ queue(struct notify *n, struct arena *a, struct draft *dr)
 	return e;
 }
 
+/* The project's maintainers, into dr->to. */
+static void
+to_maintainers(struct notify *n, struct arena *a, const struct conf_project *pr,
+    struct draft *dr)
+{
+	size_t i;
+
+	dr->to = arena_zalloc(a, (n->conf->nmaintainers + 1) * sizeof(*dr->to));
+	for (i = 0; i < n->conf->nmaintainers; i++) {
+		const struct conf_maintainer *m = &n->conf->maintainers[i];
+
+		if (m->project && (pr == NULL || strcmp(m->project, pr->name)))
+			continue;
+		dr->to[dr->nto].email = m->email;
+		dr->to[dr->nto].name = "";
+		dr->nto++;
+	}
+}
+
 /* To the author; Cc the people in the patch's trailers and the list, and
- * for a conflict its maintainers too: someone has to resolve it. */
+ * for a conflict its maintainers too: someone has to resolve it.  A
+ * version from another sender goes to the maintainers alone: they decide
+ * whether it replaces the staged patch. */
 static void
 recipients(struct notify *n, struct arena *a, const struct store_patch *p,
     const struct view_trailer *t, size_t nt, const struct conf_project *pr,
@@ -222,6 +243,10 @@ recipients(struct notify *n, struct arena *a, const struct store_patch *p,
 	bool conflict = strcmp(dr->event, "conflict") == 0;
 	size_t i, max = nt + 1 + (conflict ? n->conf->nmaintainers : 0);
 
+	if (strcmp(dr->event, "version-from-other-sender") == 0) {
+		to_maintainers(n, a, pr, dr);
+		return;
+	}
 	dr->to = arena_zalloc(a, sizeof(*dr->to));
 	dr->to[0].name = p->author_name;
 	dr->to[0].email = p->author_email;

@@ -26,8 +26,10 @@ struct notify_kv {
 
 /*
  * Queue the mail of event (staged, updated, graduated, merged, dropped,
- * conflict, test-failed) about patch_id, threaded to the patch's mail.
- * held: wait for the build or push that contains the change.
+ * conflict, test-failed, version-from-other-sender) about patch_id,
+ * threaded to the patch's mail.  held: wait for the build or push that
+ * contains the change.  version-from-other-sender goes to the project's
+ * maintainers only.
  */
 enum err notify_patch(struct notify *n, const char *event, int64_t patch_id,
     int64_t event_id, const char *actor, const struct notify_kv *kv, bool held);

@@ -644,7 +644,8 @@ template_render(
 /* ---- mail templates ---------------------------------------------------- */
 
 const char *const template_mail_events[] = { "staged", "updated", "graduated",
-	"merged", "dropped", "conflict", "test-failed", "command-reply", NULL };
+	"merged", "dropped", "conflict", "test-failed", "command-reply",
+	"version-from-other-sender", NULL };
 
 /*
  * What every mail template may use.  Values the workflow does not know
@@ -671,9 +672,14 @@ static const char *const names_command_reply[] = { COMMON_NAMES, "requester",
 	"commands", "commands.line", "commands.status", "commands.message",
 	NULL };
 
+/* A newer version of a staged patch that may not take its place
+ * (issue 16): who sent it, why not, where it is. */
+static const char *const names_other_sender[] = { COMMON_NAMES, "sender", "why",
+	"new_message_id", "new_version", "new_link", NULL };
+
 static const char *const *const mail_names[] = { names_staged, names_updated,
 	names_graduated, names_merged, names_dropped, names_conflict,
-	names_test_failed, names_command_reply };
+	names_test_failed, names_command_reply, names_other_sender };
 
 const char *const *
 template_mail_names(const char *event)

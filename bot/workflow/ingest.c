@@ -19,11 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/git/gitdiff.h"
 #include "bot/mailout/notify.h"
 #include "bot/workflow/trust.h"
 #include "bot/workflow/workflow.h"
 #include "parsers/addr.h"
+#include "parsers/msgid.h"
 #include "parsers/slug.h"
 #include "parsers/subject.h"
 #include "storage/store_event.h"
@@ -465,112 +465,166 @@ find_predecessor(struct ingest *in, const struct store_patch *p,
 	return e;
 }
 
-/* The diff between the two versions of a patch, for the "updated" mail
- * (*r stays NULL when there is none to show). */
+/*
+ * Whether the mail of newer version p may take o's place (issue 16).
+ * *why stays NULL when it may: its sender is o's author or sent o, and,
+ * when o is staged (its code is in the tree), the mail authenticates as
+ * commands must.  Else *why says why not, and *sender who sent it.
+ */
 static enum err
-interdiff(struct ingest *in, int64_t old_msg, int64_t new_msg, const char **r)
+judge_successor(struct ingest *in, const struct store_patch *p,
+    const struct store_patch *o, bool staged, const char **why,
+    const char **sender)
 {
-	struct arena *a = arena_new();
-	struct mail_opts o;
-	struct mail om, nm;
-	struct buf out = BUF_INIT;
-	const char *raw;
+	struct store_msg pm, om;
+	struct mail_opts opts;
+	struct mail m;
+	const char *raw, *reason;
 	size_t n;
 	enum err e;
 
-	*r = NULL;
-	ingest_mail_opts(in, &o);
-	if ((e = store_msg_raw(in->st, a, old_msg, &raw, &n)) == ERR_OK) {
-		mail_parse(a, raw, n, &o, &om);
-		e = store_msg_raw(in->st, a, new_msg, &raw, &n);
+	*why = NULL;
+	if ((e = store_msg_get(in->st, in->a, p->message_id, &pm)) ||
+	    (e = store_msg_get(in->st, in->a, o->message_id, &om)))
+		return e;
+	*sender = arena_printf(in->a, "%s%s<%s>", pm.from_name,
+	    *pm.from_name ? " " : "", pm.from_email);
+	if (!trust_same_person(in->conf, pm.from_email, o->author_email) &&
+	    !trust_same_person(in->conf, pm.from_email, om.from_email)) {
+		*why = arena_printf(in->a,
+		    "its sender %s is not the patch's author %s", pm.from_email,
+		    o->author_email);
+		return ERR_OK;
 	}
-	if (e == ERR_OK) {
-		mail_parse(a, raw, n, &o, &nm);
-		if (om.patch && nm.patch &&
-		    gitdiff_text(om.patch->diff.p, om.patch->diff.n,
-		        "old version", nm.patch->diff.p, nm.patch->diff.n,
-		        "new version", &out) == ERR_OK)
-			*r = arena_strdup(in->a, buf_cstr(&out));
-	}
-	buf_free(&out);
-	arena_free(a);
-	return e;
+	if (!staged)
+		return ERR_OK;
+	if ((e = store_msg_raw(in->st, in->a, p->message_id, &raw, &n)))
+		return e;
+	ingest_mail_opts(in, &opts);
+	mail_parse(in->a, raw, n, &opts, &m);
+	if ((reason = trust_unauthenticated(in->a, in->conf, &m)) != NULL)
+		*why = arena_printf(
+		    in->a, "its mail does not authenticate (%s)", reason);
+	return ERR_OK;
 }
 
-/* A staged patch replaced in place: the "updated" event and its mail,
- * which waits for the tree that has the new version. */
-static enum err
-updated(struct ingest *in, const struct store_patch *p,
-    const struct store_patch *o, const struct store_series *s)
+/* The archive link of a Message-ID in project p, or NULL. */
+static const char *
+archive_link(struct ingest *in, const struct conf_project *p, const char *id)
 {
-	const struct conf_project *pr = NULL;
-	struct store_series os;
-	struct notify_kv kv[3];
-	const char *diff, *project;
-	char ver[16];
-	int64_t ev;
-	enum err e = event(in, "updated", s->contribution_id, s->id, p->id,
-	    p->message_id, o->slug);
+	const char *pct = p && p->archive ? strstr(p->archive, "%s") : NULL;
+	struct buf b = BUF_INIT;
+	const char *r = NULL;
 
-	if (e != ERR_OK || in->conf == NULL)
+	if (pct &&
+	    buf_add(&b, p->archive, (size_t)(pct - p->archive)) == ERR_OK &&
+	    msgid_urlencode(&b, str_from(id)) == ERR_OK &&
+	    buf_adds(&b, pct + 2) == ERR_OK)
+		r = arena_strdup(in->a, buf_cstr(&b));
+	buf_free(&b);
+	return r;
+}
+
+/*
+ * p could not take staged o's place: o stays, p is kept beside it, and
+ * the maintainers are told (one mail, about o, threaded to it).
+ */
+static enum err
+other_sender(struct ingest *in, const struct store_patch *p,
+    const struct store_patch *o, const struct store_series *s, const char *why,
+    const char *sender)
+{
+	struct store_event ev;
+	struct store_msg pm;
+	struct notify_kv kv[6];
+	const char *project;
+	char ver[16];
+	int64_t ev_id;
+	enum err e;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.time = in->now;
+	ev.kind = "version-from-other-sender";
+	ev.contribution_id = s->contribution_id;
+	ev.series_id = s->id;
+	ev.patch_id = p->id;
+	ev.message_id = p->message_id;
+	ev.detail = why;
+	if ((e = store_event_add(in->st, &ev, &ev_id)) != ERR_OK ||
+	    in->conf == NULL)
 		return e;
-	if ((e = store_series_get(in->st, in->a, o->series_id, &os)) ||
-	    (e = interdiff(in, o->message_id, p->message_id, &diff)) ||
+	if ((e = store_msg_get(in->st, in->a, p->message_id, &pm)) ||
 	    (e = store_project_get(in->st, p->project_id, &project)))
 		return e;
-	if (snprintf(ver, sizeof(ver), "%d", os.version) >= (int)sizeof(ver))
+	if (snprintf(ver, sizeof(ver), "%d", s->version) >= (int)sizeof(ver))
 		return ERR_INTERNAL;
-	kv[0] = (struct notify_kv){ "old_version", ver };
-	kv[1] = (struct notify_kv){ "interdiff", diff };
-	kv[2] = (struct notify_kv){ NULL, NULL };
-	ev = 0;
+	kv[0] = (struct notify_kv){ "sender", sender };
+	kv[1] = (struct notify_kv){ "why", why };
+	kv[2] = (struct notify_kv){ "new_message_id", pm.msgid };
+	kv[3] = (struct notify_kv){ "new_version", ver };
+	kv[4] = (struct notify_kv){ "new_link",
+		archive_link(in, config_project(in->conf, project), pm.msgid) };
+	kv[5] = (struct notify_kv){ NULL, NULL };
 	if (in->nt == NULL)
 		in->nt = notify_new(in->st, in->conf);
-	pr = config_project(in->conf, project);
 	return notify_patch(
-	    in->nt, "updated", p->id, ev, NULL, kv, pr && pr->staging);
+	    in->nt, "version-from-other-sender", o->id, ev_id, NULL, kv, false);
 }
 
-/* A newer version of a patch takes over its identity: the slug, a place
- * in the queue when it had one, and trailers given to the same diff. */
+/*
+ * A newer version of a patch takes over its identity: the slug, trailers
+ * given to the same diff, and, when it may (judge_successor), the older
+ * one's place: an unstaged predecessor becomes superseded, and the
+ * staged patch of that slug (the predecessor, or an older version a
+ * version between could not replace) is replaced in place.  When it may
+ * not, both stay as they are, linked, and a staged one's maintainers are
+ * told.
+ */
 static enum err
 succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
     const struct store_series *s)
 {
-	struct store_patch o;
-	bool was_staged;
+	struct store_patch o, q;
+	const char *why, *sender;
+	int64_t qid;
 	enum err e;
 
 	if ((e = store_patch_get(in->st, in->a, pred_id, &o)) != ERR_OK)
 		return e;
 	p->predecessor_id = pred_id;
 	p->slug = o.slug;
-	was_staged = strcmp(o.state, "staged") == 0;
-	if (was_staged) {
-		p->state = "staged";
-		p->queue = o.queue;
-		p->queue_pos = o.queue_pos;
-		p->queued_at = o.queued_at;
-		p->conflict = false;
-		o.state = "superseded";
-		o.queue = NULL;
-		o.queue_pos = 0;
-	} else if (strcmp(o.state, "new") == 0 ||
+	if (strcmp(o.state, "new") == 0 ||
 	    strcmp(o.state, "changes-requested") == 0) {
-		o.state = "superseded";
-		e = event(in, "superseded", s->contribution_id, o.series_id,
-		    o.id, 0, NULL);
+		if ((e = judge_successor(in, p, &o, false, &why, &sender)))
+			return e;
+		if (why == NULL) {
+			o.state = "superseded";
+			e = event(in, "superseded", s->contribution_id,
+			    o.series_id, o.id, 0, NULL);
+			if (e == ERR_OK)
+				e = store_patch_update(in->st, &o);
+		}
 	}
-	if (e == ERR_OK)
-		e = store_patch_update(in->st, &o);
 	if (e == ERR_OK)
 		e = store_patch_update(in->st, p);
 	if (e == ERR_OK && p->patch_id && o.patch_id &&
 	    strcmp(p->patch_id, o.patch_id) == 0)
 		e = store_patch_trailer_carry(in->st, o.id, p->id);
-	if (e == ERR_OK && was_staged)
-		e = updated(in, p, &o, s);
-	return e;
+	if (e == ERR_OK)
+		e = store_patch_by_slug(in->st, p->project_id, p->slug, &qid);
+	if (e == ERR_NOTFOUND)
+		return ERR_OK;
+	if (e != ERR_OK || qid == p->id ||
+	    (e = store_patch_get(in->st, in->a, qid, &q)) != ERR_OK ||
+	    strcmp(q.state, "staged") != 0)
+		return e;
+	if ((e = judge_successor(in, p, &q, true, &why, &sender)) != ERR_OK)
+		return e;
+	if (why)
+		return other_sender(in, p, &q, s, why, sender);
+	if (in->wf == NULL)
+		in->wf = workflow_new(in->st, in->conf);
+	return workflow_replace_staged(in->wf, p, &q, NULL, 0);
 }
 
 static enum err
@@ -648,13 +702,13 @@ older_by_supersedes(struct ingest *in, const struct store_series *s,
 	return ERR_NOTFOUND;
 }
 
-/* The contribution an older version of this series belongs to, or 0:
- * by change-id, by threading, by Supersedes:, by submitter and title. */
+/* An older version of this series (*o, and its contribution in
+ * *contribution; 0 when there is none): by change-id, by threading, by
+ * Supersedes:, by submitter and title. */
 static enum err
 older_version(struct ingest *in, const struct store_series *s,
-    const struct mail *m, int64_t *contribution)
+    const struct mail *m, struct store_series *o, int64_t *contribution)
 {
-	struct store_series o;
 	int64_t sid = 0;
 	enum err e = ERR_NOTFOUND;
 
@@ -674,9 +728,9 @@ older_version(struct ingest *in, const struct store_series *s,
 	if (e == ERR_NOTFOUND)
 		return ERR_OK;
 	if (e == ERR_OK &&
-	    (e = store_series_get(in->st, in->a, sid, &o)) == ERR_OK &&
-	    o.contribution_id != s->contribution_id)
-		*contribution = o.contribution_id;
+	    (e = store_series_get(in->st, in->a, sid, o)) == ERR_OK &&
+	    o->contribution_id != s->contribution_id)
+		*contribution = o->contribution_id;
 	return e;
 }
 
@@ -705,7 +759,11 @@ supersede_older(struct ingest *in, const struct store_series *s)
 		if (ids[i] == s->id ||
 		    (e = store_series_get(in->st, in->a, ids[i], &o)) != ERR_OK)
 			continue;
-		if (series_older(&o, s))
+		/* Another sender's newer version does not push an older
+		 * one aside: both stay for people to compare. */
+		if (series_older(&o, s) &&
+		    trust_same_person(
+		        in->conf, o.submitter_email, s->submitter_email))
 			e = store_patch_supersede_series(
 			    in->st, o.id, &superseded);
 	}
@@ -718,14 +776,14 @@ supersede_older(struct ingest *in, const struct store_series *s)
 static enum err
 link_series(struct ingest *in, int64_t series_id, const struct mail *m)
 {
-	struct store_series s;
+	struct store_series s, o;
 	int64_t contribution, *ids = NULL;
 	size_t n = 0, i;
 	enum err e;
 
 	if ((e = store_series_get(in->st, in->a, series_id, &s)) != ERR_OK)
 		return e;
-	if ((e = older_version(in, &s, m, &contribution)) != ERR_OK)
+	if ((e = older_version(in, &s, m, &o, &contribution)) != ERR_OK)
 		return e;
 	if (contribution == 0)
 		return ERR_OK;
@@ -743,6 +801,14 @@ link_series(struct ingest *in, int64_t series_id, const struct mail *m)
 	if (e == ERR_OK)
 		e = event(
 		    in, "linked", contribution, s.id, 0, s.first_id, NULL);
+	/* Linked by Supersedes:, change-id or threading to another
+	 * person's posting: recorded as such. */
+	if (e == ERR_OK &&
+	    !trust_same_person(in->conf, s.submitter_email, o.submitter_email))
+		e = event(in, "version-from-other-sender", contribution, s.id,
+		    0, s.first_id,
+		    arena_printf(in->a, "v%d from %s; v%d from %s", s.version,
+		        s.submitter_email, o.version, o.submitter_email));
 	return e;
 }
 

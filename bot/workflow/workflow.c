@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/git/gitdiff.h"
 #include "bot/mailout/notify.h"
 #include "bot/workflow/trust.h"
 #include "parsers/addr.h"
@@ -310,10 +311,115 @@ queue_end(struct workflow *w, const struct target *t, struct store_patch *p,
 	return e;
 }
 
+/* The diff between two versions of a patch, for the "updated" mail
+ * (*r stays NULL when there is none to show). */
+static enum err
+interdiff(struct workflow *w, int64_t old_msg, int64_t new_msg, const char **r)
+{
+	struct arena *a = arena_new();
+	struct mail_opts o;
+	struct mail om, nm;
+	struct buf out = BUF_INIT;
+	const char *raw;
+	size_t n;
+	enum err e;
+
+	*r = NULL;
+	memset(&o, 0, sizeof(o));
+	o.bot_address = w->conf ? w->conf->bot_address : NULL;
+	if ((e = store_msg_raw(w->st, a, old_msg, &raw, &n)) == ERR_OK) {
+		mail_parse(a, raw, n, &o, &om);
+		e = store_msg_raw(w->st, a, new_msg, &raw, &n);
+	}
+	if (e == ERR_OK) {
+		mail_parse(a, raw, n, &o, &nm);
+		if (om.patch && nm.patch &&
+		    gitdiff_text(om.patch->diff.p, om.patch->diff.n,
+		        "old version", nm.patch->diff.p, nm.patch->diff.n,
+		        "new version", &out) == ERR_OK)
+			*r = arena_strdup(w->a, buf_cstr(&out));
+	}
+	buf_free(&out);
+	arena_free(a);
+	return e;
+}
+
+enum err
+workflow_replace_staged(struct workflow *w, struct store_patch *p,
+    struct store_patch *o, const char *actor, int64_t msg_id)
+{
+	const struct conf_project *pr;
+	struct store_series s, os;
+	struct store_event ev;
+	struct notify_kv kv[3];
+	const char *diff, *project;
+	char ver[16];
+	int64_t ev_id;
+	enum err e;
+
+	w->now = time_now();
+	p->state = "staged";
+	p->queue = o->queue;
+	p->queue_pos = o->queue_pos;
+	p->queued_at = o->queued_at;
+	p->conflict = false;
+	p->reason = NULL;
+	o->state = "superseded";
+	o->queue = NULL;
+	o->queue_pos = 0;
+	if ((e = store_patch_update(w->st, o)) ||
+	    (e = store_patch_update(w->st, p)) ||
+	    (e = store_series_get(w->st, w->a, p->series_id, &s)) ||
+	    (e = store_series_get(w->st, w->a, o->series_id, &os)) ||
+	    (e = interdiff(w, o->message_id, p->message_id, &diff)) ||
+	    (e = store_project_get(w->st, p->project_id, &project)))
+		return e;
+	memset(&ev, 0, sizeof(ev));
+	ev.time = w->now;
+	ev.kind = "updated";
+	ev.contribution_id = s.contribution_id;
+	ev.series_id = s.id;
+	ev.patch_id = p->id;
+	ev.message_id = msg_id ? msg_id : p->message_id;
+	ev.actor = actor;
+	ev.detail = o->slug;
+	if ((e = store_event_add(w->st, &ev, &ev_id)) != ERR_OK)
+		return e;
+	if (snprintf(ver, sizeof(ver), "%d", os.version) >= (int)sizeof(ver))
+		return ERR_INTERNAL;
+	kv[0] = (struct notify_kv){ "old_version", ver };
+	kv[1] = (struct notify_kv){ "interdiff", diff };
+	kv[2] = (struct notify_kv){ NULL, NULL };
+	pr = config_project(w->conf, project);
+	return notify_patch(
+	    w->nt, "updated", p->id, ev_id, actor, kv, pr && pr->staging);
+}
+
+/* The staged patch holding p's slug (an older version: a newer one keeps
+ * its predecessor's slug), or 0. */
+static enum err
+staged_holder(struct workflow *w, const struct target *t,
+    const struct store_patch *p, struct store_patch *q)
+{
+	int64_t id;
+	enum err e = store_patch_by_slug(w->st, t->s.project_id, p->slug, &id);
+
+	if (e == ERR_NOTFOUND || (e == ERR_OK && id == p->id)) {
+		q->id = 0;
+		return ERR_OK;
+	}
+	if (e == ERR_OK &&
+	    (e = store_patch_get(w->st, w->a, id, q)) == ERR_OK &&
+	    !state_is(q, "staged"))
+		q->id = 0;
+	return e;
+}
+
 static enum err
 do_stage(struct workflow *w, const struct target *t, const struct who *who,
     struct buf *msg)
 {
+	struct buf rep = BUF_INIT;
 	size_t i, n = 0;
 	enum err e = ERR_OK;
 
@@ -327,10 +433,22 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 		return ERR_CONFLICT;
 	}
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
-		struct store_patch *p = &t->p[i];
+		struct store_patch *p = &t->p[i], q;
 
 		if (state_is(p, "staged"))
 			continue;
+		/* A newer version of a staged patch (one that could not take
+		 * its place by itself) replaces it where it stands. */
+		if ((e = staged_holder(w, t, p, &q)) != ERR_OK)
+			break;
+		if (q.id) {
+			e = workflow_replace_staged(
+			    w, p, &q, who->label, who->msg_id);
+			if (e == ERR_OK)
+				buf_addf(
+				    &rep, "%s%s", rep.n ? ", " : "", p->slug);
+			continue;
+		}
 		if ((e = queue_end(w, t, p, "unstable")) == ERR_OK)
 			e = changed(w, t, p, "staged", who, NULL, NULL);
 		if (e == ERR_OK)
@@ -341,8 +459,12 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 		    n == 1 ? ": added to the unstable queue"
 		           : ": added to the unstable queue, in this "
 		             "order");
-	else if (e == ERR_OK)
+	if (e == ERR_OK && rep.n)
+		buf_addf(msg, "%s%s: in place of the staged older version",
+		    n ? "; " : "", buf_cstr(&rep));
+	if (e == ERR_OK && n == 0 && rep.n == 0)
 		buf_adds(msg, "already staged: nothing to do");
+	buf_free(&rep);
 	return e;
 }
 

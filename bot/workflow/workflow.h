@@ -15,6 +15,7 @@
 #include "parsers/mail.h"
 #include "storage/store.h"
 #include "storage/store_outbox.h"
+#include "storage/store_patch.h"
 #include "util/buf.h"
 
 struct workflow;
@@ -52,5 +53,16 @@ enum err workflow_local(struct workflow *w, const struct command *c,
  */
 enum err workflow_check(struct workflow *w, const char *email,
     const char *label, const struct store_check *k, struct buf *msg);
+
+/*
+ * A newer version p takes staged patch o's place in its queue (its
+ * author sent it, or a maintainer staged it): o becomes superseded, p
+ * staged where o was; the "updated" event (actor and command mail
+ * msg_id, NULL and 0 when it came by itself) and its mail, held until
+ * the tree has it.  Both rows are written; inside the caller's
+ * transaction.
+ */
+enum err workflow_replace_staged(struct workflow *w, struct store_patch *p,
+    struct store_patch *o, const char *actor, int64_t msg_id);
 
 #endif

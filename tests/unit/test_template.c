@@ -102,6 +102,18 @@ add_event_values(struct template_data *d, const char *variant)
 		    "  CC      mm/frob.o\n"
 		    "mm/frob.c:12:16: error: 'EINVAL' undeclared\n"
 		    "make[1]: *** [mm/frob.o] Error 1");
+	} else if (strcmp(variant, "version-from-other-sender") == 0) {
+		template_data_set(d, "queue", "unstable");
+		template_data_set(
+		    d, "sender", "Mal Lory <mallory@evil.example.net>");
+		template_data_set(
+		    d, "why", "its sender is not the patch's author");
+		template_data_set(d, "new_message_id",
+		    "20261201.1-1-mallory@evil.example.net");
+		template_data_set(d, "new_version", "3");
+		template_data_set(d, "new_link",
+		    "https://lore.example.org/mm/20261201.1-1-mallory@evil."
+		    "example.net/");
 	} else if (strcmp(variant, "command-reply") == 0) {
 		template_data_set(
 		    d, "subject", "Re: [PATCH v2] mm: fix the frobnicator");
@@ -166,7 +178,8 @@ test_golden(void **state)
 		{ "dropped", "dropped" }, { "dropped", "dropped-folded" },
 		{ "dropped", "dropped-withdrawn" }, { "conflict", "conflict" },
 		{ "test-failed", "test-failed" },
-		{ "command-reply", "command-reply" } };
+		{ "command-reply", "command-reply" },
+		{ "version-from-other-sender", "version-from-other-sender" } };
 	size_t i, j;
 
 	(void)state;
