@@ -23,10 +23,13 @@ struct store {
 	char *scratch; /* store_project_name's result */
 	unsigned long steps; /* statement steps so far (store_steps) */
 	unsigned long fault_at; /* store_fault: the step that fails, or 0 */
+	const char *busy_what; /* store_fault_busy: which statement */
+	unsigned busy_left; /* and how many more times */
 };
 
-/* sqlite3_step(), counted, and failed on purpose when a test asks. */
-int db_step(struct store *st, sqlite3_stmt *s);
+/* sqlite3_step() of the statement named what (as in messages), counted,
+ * and failed on purpose when a test asks. */
+int db_step(struct store *st, sqlite3_stmt *s, const char *what);
 
 /* The statement, prepared on first use, reset and unbound. */
 sqlite3_stmt *db_stmt(struct store *st, enum sql_id id);

@@ -98,13 +98,16 @@ db_bind_id(sqlite3_stmt *s, const char *name, int64_t v)
 }
 
 int
-db_step(struct store *st, sqlite3_stmt *s)
+db_step(struct store *st, sqlite3_stmt *s, const char *what)
 {
 	if (++st->steps == st->fault_at) {
 		st->fault_at = 0;
-		if (getenv("FAULT_DEBUG"))
-			fprintf(stdout, "FAULT: %.80s\n", sqlite3_sql(s));
 		return SQLITE_IOERR;
+	}
+	if (st->busy_left && st->busy_what &&
+	    strcmp(what, st->busy_what) == 0) {
+		st->busy_left--;
+		return SQLITE_BUSY;
 	}
 	return sqlite3_step(s);
 }
@@ -113,6 +116,13 @@ void
 store_fault(struct store *st, unsigned long nth)
 {
 	st->fault_at = nth ? st->steps + nth : 0;
+}
+
+void
+store_fault_busy(struct store *st, const char *what, unsigned count)
+{
+	st->busy_what = what;
+	st->busy_left = count;
 }
 
 unsigned long
@@ -126,7 +136,7 @@ db_exec(struct store *st, sqlite3_stmt *s, const char *what)
 {
 	int rc;
 
-	while ((rc = db_step(st, s)) == SQLITE_ROW)
+	while ((rc = db_step(st, s, what)) == SQLITE_ROW)
 		;
 	if (rc != SQLITE_DONE) {
 		enum err e = db_fail(st, what, rc);
@@ -141,7 +151,7 @@ db_exec(struct store *st, sqlite3_stmt *s, const char *what)
 enum err
 db_row(struct store *st, sqlite3_stmt *s, const char *what)
 {
-	int rc = db_step(st, s);
+	int rc = db_step(st, s, what);
 
 	if (rc == SQLITE_ROW)
 		return ERR_OK;
@@ -196,7 +206,7 @@ db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
 
 	*ids = NULL;
 	*n = 0;
-	while ((rc = db_step(st, s)) == SQLITE_ROW) {
+	while ((rc = db_step(st, s, what)) == SQLITE_ROW) {
 		*ids = xgrow(*ids, &cap, *n + 1, sizeof(**ids));
 		(*ids)[(*n)++] = db_col_int(s, 0);
 	}
@@ -219,7 +229,7 @@ db_rows(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
 	int rc;
 
 	*n = 0;
-	while ((rc = db_step(st, s)) == SQLITE_ROW) {
+	while ((rc = db_step(st, s, "read")) == SQLITE_ROW) {
 		if (*n == cap) {
 			char *bigger;
 
@@ -376,9 +386,15 @@ store_bulk(struct store *st, bool on)
 enum err
 store_begin(struct store *st)
 {
-	enum err e = db_exec(st, db_stmt(st, SQL_BEGIN), "begin");
+	enum err e;
 
-	if (e == ERR_OK)
+	/* No nesting: a failed inner begin and its rollback would take the
+	 * outer transaction with them. */
+	if (st->tx) {
+		log_err("store: %s: begin inside a transaction", st->path);
+		return ERR_INTERNAL;
+	}
+	if ((e = db_exec(st, db_stmt(st, SQL_BEGIN), "begin")) == ERR_OK)
 		st->tx = true;
 	return e;
 }
@@ -413,6 +429,10 @@ store_commit(struct store *st)
 void
 store_rollback(struct store *st)
 {
+	if (!st->tx) {
+		log_err("store: %s: rollback without a transaction", st->path);
+		return;
+	}
 	if (!sqlite3_get_autocommit(st->db))
 		db_exec(st, db_stmt(st, SQL_ROLLBACK), "rollback");
 	st->tx = false;

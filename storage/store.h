@@ -31,7 +31,12 @@ enum err store_set_sync(struct store *st, enum store_sync s);
 /* Make room for a bulk load: bigger cache, checkpoint less often. */
 enum err store_bulk(struct store *st, bool on);
 
-/* BEGIN IMMEDIATE ... COMMIT; rollback is safe to call after a failure. */
+/*
+ * BEGIN IMMEDIATE ... COMMIT.  Transactions do not nest (a begin inside
+ * one is refused).  store_rollback() only after a store_begin() that
+ * worked (a commit that failed leaves the transaction open for it); any
+ * other call is logged and does nothing.
+ */
 enum err store_begin(struct store *st);
 enum err store_commit(struct store *st);
 void store_rollback(struct store *st);
@@ -51,6 +56,9 @@ void store_snapshot_end(struct store *st);
  */
 void store_fault(struct store *st, unsigned long nth);
 unsigned long store_steps(const struct store *st);
+/* For tests too: the next count steps of the statement named what
+ * ("begin", "commit", as in log lines) fail as SQLITE_BUSY would. */
+void store_fault_busy(struct store *st, const char *what, unsigned count);
 
 /* The schema version this build writes. */
 int store_schema_version(void);

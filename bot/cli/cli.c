@@ -144,15 +144,16 @@ ingest_one(
 	ingest_mail_opts(in, &o);
 	o.truncated = truncated;
 	mail_parse(a, buf_cstr(raw), raw->n, &o, &m);
-	e = store_begin(c->st);
-	if (e == ERR_OK)
+	if ((e = store_begin(c->st)) == ERR_OK) {
 		e = ingest_project(in, project, &m, &pid);
-	if (e == ERR_OK)
-		e = ingest_mail(in, buf_cstr(raw), raw->n, &m, pid, &res);
-	if (e == ERR_OK)
-		e = store_commit(c->st);
-	else
-		store_rollback(c->st);
+		if (e == ERR_OK)
+			e = ingest_mail(
+			    in, buf_cstr(raw), raw->n, &m, pid, &res);
+		if (e == ERR_OK)
+			e = store_commit(c->st);
+		if (e != ERR_OK)
+			store_rollback(c->st);
+	}
 	arena_free(a);
 	ingest_free(in);
 	if (e == ERR_OK)

@@ -1,9 +1,24 @@
+/*
+ * Sending the outbox.  A mail is sent, then its fate recorded in a
+ * transaction of its own.  Once the relay has accepted a mail, that
+ * record must be written: were it lost, the next run would send the
+ * mail again.  So it is retried until it is written, however long the
+ * database stays busy or failing (each failure logged, the wait
+ * doubling up to RECORD_WAIT_MAX).  One window remains, and cannot be
+ * closed from this side: a crash (or kill -9) between the relay's 250
+ * and the commit of the record.  The next run then sends the mail again,
+ * with the same Message-ID (it is stored with the mail), so a receiver
+ * that de-duplicates by Message-ID, as mail clients and list archives
+ * do, shows it once.  RFC 5321 section 4.1.1.4 takes a rare duplicate
+ * over a loss for the same reason.
+ */
 #include "bot/mailout/outbox.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bot/mailout/smtp.h"
 #include "storage/store_outbox.h"
@@ -13,6 +28,8 @@
 
 /* A mail that could not go for this long has failed (DESIGN.md §8). */
 #define OUTBOX_GIVE_UP (3 * 24 * 3600)
+/* Recording a sent mail is retried after 50 ms, doubling up to this. */
+#define RECORD_WAIT_MAX 30000
 
 int64_t
 outbox_backoff(int attempts)
@@ -92,6 +109,53 @@ judge(struct store_outbox *o, const struct smtp_result *r, int64_t now)
 	o->next_attempt = now + outbox_backoff(o->attempts);
 }
 
+/* One attempt to write the row, in a transaction of its own. */
+static enum err
+record_once(struct store *st, const struct store_outbox *o)
+{
+	enum err e = store_begin(st);
+
+	if (e != ERR_OK)
+		return e; /* nothing began: nothing to roll back */
+	if ((e = store_outbox_result(st, o)) == ERR_OK)
+		e = store_commit(st);
+	if (e != ERR_OK)
+		store_rollback(st);
+	return e;
+}
+
+static void
+pause_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Record what an attempt did.  When the relay accepted the mail (for
+ * some recipients at least), retry until the record is written: see the
+ * top of this file.
+ */
+static enum err
+record(struct store *st, const struct store_outbox *o, bool accepted)
+{
+	long wait = 50;
+	unsigned tries = 0;
+	enum err e;
+
+	while ((e = record_once(st, o)) != ERR_OK && accepted) {
+		tries++;
+		log_warn("send: <%s>: the relay has it, but recording that "
+		         "failed (%s, attempt %u): trying again in %ld ms",
+		    o->message_id, err_str(e), tries, wait);
+		pause_ms(wait);
+		wait = wait * 2 > RECORD_WAIT_MAX ? RECORD_WAIT_MAX : wait * 2;
+	}
+	return e;
+}
+
 static enum err
 send_one(struct store *st, const struct config *conf, struct smtp *relay,
     int64_t id, enum smtp_status *status)
@@ -107,11 +171,7 @@ send_one(struct store *st, const struct config *conf, struct smtp *relay,
 		    relay, conf->bot_address, o.rcpt, o.body, o.body_len, &r);
 		if (*status != SMTP_CONFIG) {
 			judge(&o, &r, time_now());
-			if ((e = store_begin(st)) == ERR_OK &&
-			    (e = store_outbox_result(st, &o)) == ERR_OK)
-				e = store_commit(st);
-			else
-				store_rollback(st);
+			e = record(st, &o, *status == SMTP_OK);
 		} else {
 			log_err("send: <%s>: %s", o.message_id, r.last_error);
 		}

@@ -153,6 +153,8 @@ commit_batch(struct writer *w)
 		e = store_pos_set(w->st, w->name, w->last_pos);
 	if (e == ERR_OK)
 		e = store_commit(w->st);
+	if (e != ERR_OK)
+		store_rollback(w->st);
 	w->in_tx = 0;
 	return e;
 }
@@ -224,8 +226,8 @@ drain(struct queue *q, struct writer *w)
 	}
 	if (e == ERR_OK)
 		e = commit_batch(w);
-	else
-		store_rollback(w->st);
+	else if (w->in_tx)
+		store_rollback(w->st); /* only a transaction that began */
 	return e;
 }
 

@@ -534,7 +534,7 @@ with_project(struct store *st, const struct config *conf,
 			e = fn(&s);
 		if (e == ERR_OK)
 			e = store_commit(st);
-		else
+		if (e != ERR_OK)
 			store_rollback(st);
 	}
 	gitrepo_free(s.repo);

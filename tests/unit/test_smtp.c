@@ -27,7 +27,10 @@
 #include <cmocka.h>
 
 #include "bot/mailout/mailout.h"
+#include "bot/mailout/outbox.h"
 #include "bot/mailout/smtp.h"
+#include "storage/store.h"
+#include "storage/store_outbox.h"
 #include "testutil.h"
 #include "util/log.h"
 
@@ -848,6 +851,105 @@ test_config_checks(void **state)
 	smtp_free(NULL);
 }
 
+/* ---- the outbox ---------------------------------------------------------- */
+
+/* A database in the scratch folder with the test mail queued. */
+static struct store *
+outbox_db(int64_t *id)
+{
+	static int n;
+	char path[160];
+	struct store *st;
+	struct store_outbox o;
+
+	snprintf(path, sizeof(path), "%s/outbox%d.db", dir, ++n);
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	memset(&o, 0, sizeof(o));
+	o.kind = "staged";
+	o.message_id = "1772366400.0123456789abcdef.staged@yard.example.org";
+	o.rcpt = RCPTS;
+	o.body = message;
+	o.body_len = message_len;
+	o.state = "queued";
+	o.created = time(NULL);
+	assert_int_equal(store_begin(st), ERR_OK);
+	assert_int_equal(store_outbox_add(st, &o, id), ERR_OK);
+	assert_int_equal(store_commit(st), ERR_OK);
+	return st;
+}
+
+static void
+outbox_conf(struct config *c)
+{
+	static char url[64];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(url, sizeof(url), "smtp://127.0.0.1:%d", srv.port);
+	c->smtp_url = url;
+	c->smtp_starttls = CONF_TLS_NEVER;
+	c->bot_address = FROM;
+}
+
+/*
+ * The relay took the mail, and the database is busy when its fate is to
+ * be recorded: recording is retried until it is written, so the next
+ * run does not send the mail again (issue 16).
+ */
+static void
+test_outbox_busy_after_accept(void **state)
+{
+	struct config c;
+	struct store *st;
+	struct store_outbox o;
+	struct arena *a = arena_new();
+	unsigned sent, failed, waiting;
+	int64_t id;
+
+	NEED_DEPS();
+	start_server(0, NULL);
+	outbox_conf(&c);
+	st = outbox_db(&id);
+	store_fault_busy(st, "begin", 2);
+	outbox_send(st, &c, false, &sent, &failed, &waiting);
+	assert_int_equal(delivered(NULL), 1);
+	assert_int_equal(store_outbox_get(st, a, id, &o), ERR_OK);
+	assert_string_equal(o.state, "sent");
+	assert_int_equal(o.attempts, 1);
+	assert_int_equal(
+	    outbox_send(st, &c, true, &sent, &failed, &waiting), ERR_OK);
+	assert_int_equal(sent, 0);
+	assert_int_equal(delivered(NULL), 1);
+	store_close(st);
+	arena_free(a);
+}
+
+/* A mail the relay did not take: a busy database is not retried then,
+ * the mail is simply still queued for the next run. */
+static void
+test_outbox_busy_after_tempfail(void **state)
+{
+	struct config c;
+	struct store *st;
+	struct store_outbox o;
+	struct arena *a = arena_new();
+	unsigned sent, failed, waiting;
+	int64_t id;
+
+	NEED_DEPS();
+	start_server(0, "--mode", "tempfail-data", NULL);
+	outbox_conf(&c);
+	st = outbox_db(&id);
+	store_fault_busy(st, "begin", 1);
+	assert_int_equal(
+	    outbox_send(st, &c, false, &sent, &failed, &waiting), ERR_BUSY);
+	assert_int_equal(store_outbox_get(st, a, id, &o), ERR_OK);
+	assert_string_equal(o.state, "queued");
+	assert_int_equal(o.attempts, 0);
+	assert_int_equal(delivered(NULL), 0);
+	store_close(st);
+	arena_free(a);
+}
+
 int
 main(void)
 {
@@ -869,6 +971,8 @@ main(void)
 		T(test_acknowledged_then_dropped),
 		T(test_server_down),
 		T(test_silent_server),
+		T(test_outbox_busy_after_accept),
+		T(test_outbox_busy_after_tempfail),
 #undef T
 	};
 

@@ -167,6 +167,38 @@ test_trailer_once(void **state)
 	arena_free(a);
 }
 
+/*
+ * A rollback belongs to a begin that worked (issue 16): a begin inside a
+ * transaction is refused without touching it, a rollback outside one
+ * does nothing, and a busy begin leaves nothing to roll back.
+ */
+static void
+test_rollback_only_after_begin(void **state)
+{
+	struct store *st;
+	int64_t a, b;
+
+	(void)state;
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	store_rollback(st);
+	assert_int_equal(store_begin(st), ERR_OK);
+	assert_int_equal(store_project_id(st, "outer", &a), ERR_OK);
+	assert_int_equal(store_begin(st), ERR_INTERNAL);
+	assert_true(store_in_tx(st));
+	assert_int_equal(store_commit(st), ERR_OK);
+	store_fault_busy(st, "begin", 1);
+	assert_int_equal(store_begin(st), ERR_BUSY);
+	assert_false(store_in_tx(st));
+	store_rollback(st);
+	store_close(st);
+	assert_int_equal(store_open(path, STORE_RW, &st), ERR_OK);
+	assert_int_equal(store_begin(st), ERR_OK);
+	assert_int_equal(store_project_id(st, "outer", &b), ERR_OK);
+	assert_int_equal(a, b);
+	assert_int_equal(store_commit(st), ERR_OK);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -175,6 +207,7 @@ main(void)
 		cmocka_unit_test(test_reopen_keeps_schema),
 		cmocka_unit_test(test_message_round_trip),
 		cmocka_unit_test(test_trailer_once),
+		cmocka_unit_test(test_rollback_only_after_begin),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
