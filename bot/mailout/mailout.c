@@ -782,6 +782,33 @@ out:
 }
 
 enum err
+mailout_7bit(const char *msg, size_t n, struct buf *out)
+{
+	static const char cte[] = "\r\nContent-Transfer-Encoding: 8bit\r\n";
+	struct str all = str_make(msg, n);
+	long end = str_findstr(all, "\r\n\r\n", 4), at;
+	enum err e;
+
+	buf_reset(out);
+	if (end < 0)
+		return ERR_INVAL;
+	/* The field as mailout_compose() writes it, in the header. */
+	at = str_findstr(str_make(msg, (size_t)end + 2), cte, sizeof(cte) - 1);
+	if (at < 0)
+		return ERR_INVAL;
+	e = buf_add(out, msg, (size_t)at);
+	if (e == ERR_OK)
+		e = buf_adds(
+		    out, "\r\nContent-Transfer-Encoding: quoted-printable\r\n");
+	if (e == ERR_OK)
+		e = buf_add(out, msg + at + sizeof(cte) - 1,
+		    (size_t)end + 4 - ((size_t)at + sizeof(cte) - 1));
+	if (e == ERR_OK)
+		e = qp_encode(out, msg + end + 4, n - (size_t)end - 4);
+	return e;
+}
+
+enum err
 mailout_message_id(
     struct buf *out, int64_t now, const char *event, const char *bot_address)
 {

@@ -85,6 +85,14 @@ enum err mailout_message_id(
     struct buf *out, int64_t now, const char *event, const char *bot_address);
 
 /*
+ * A composed message (mailout_compose) whose body went out as 8bit, with
+ * that body quoted-printable instead: for a relay that does not offer
+ * 8BITMIME (RFC 6152 section 3).  Only the Content-Transfer-Encoding
+ * field and the body change.  ERR_INVAL when msg has no 8bit body.
+ */
+enum err mailout_7bit(const char *msg, size_t n, struct buf *out);
+
+/*
  * The subject of a reply: "Re: " and subject without its leading chain of
  * "Re:" prefixes (any case, "Re[2]:", blanks between), appended to out.
  */

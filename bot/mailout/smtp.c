@@ -245,6 +245,12 @@ enum phase {
 struct xfer {
 	const char *msg;
 	size_t n, off;
+	/* The same message with a quoted-printable body, when its body is
+	 * 8bit: sent instead unless the relay offers 8BITMIME. */
+	const char *msg7;
+	size_t n7;
+	bool offers_8bit; /* the last EHLO reply listed 8BITMIME */
+	bool chosen; /* the data to send was chosen */
 	enum phase phase;
 	enum phase quit_from; /* the phase QUIT ended */
 	char rcpt[256]; /* the recipient of the RCPT in flight */
@@ -261,6 +267,16 @@ read_cb(char *buf, size_t size, size_t nitems, void *arg)
 	struct xfer *x = arg;
 	size_t n = size * nitems;
 
+	/* The relay has answered EHLO by now (curl reads after DATA). */
+	if (!x->chosen) {
+		x->chosen = true;
+		if (x->msg7 && !x->offers_8bit) {
+			x->msg = x->msg7;
+			x->n = x->n7;
+			log_debug("smtp: no 8BITMIME: the body goes "
+			          "quoted-printable");
+		}
+	}
 	if (n > x->n - x->off)
 		n = x->n - x->off;
 	memcpy(buf, x->msg + x->off, n);
@@ -305,6 +321,10 @@ on_command(struct xfer *x, const char *p, size_t n)
 	} else if (str_ieqs(str_rtrim(line), "QUIT")) {
 		x->quit_from = x->phase;
 		x->phase = PHASE_QUIT;
+	} else if (str_istartswith(line, "EHLO ")) {
+		/* After STARTTLS the second EHLO's reply is the one that
+		 * counts. */
+		x->offers_8bit = false;
 	}
 	/* EHLO, STARTTLS, AUTH and its (secret) continuation lines: nothing
 	 * to keep.  DATA and QUIT are matched whole so that no base64 line
@@ -370,6 +390,12 @@ on_reply_bytes(struct xfer *x, const char *p, size_t n)
 	while (rest.n && str_find(rest, '\n') >= 0) {
 		str_nextline(&rest, &line);
 		used = (size_t)(rest.p - x->in.p);
+		/* An EHLO reply line ("250-8BITMIME", "250 8BITMIME"). */
+		if (x->phase == PHASE_CONNECT && line.n >= 12 &&
+		    str_startswith(line, "250") &&
+		    (line.p[3] == '-' || line.p[3] == ' ') &&
+		    str_ieqs(str_rtrim(str_skip(line, 4)), "8BITMIME"))
+			x->offers_8bit = true;
 		if ((code = reply_code(line)) >= 0)
 			on_reply(x, code, line.p, line.n);
 	}
@@ -439,6 +465,17 @@ classify(CURLcode rc, const struct xfer *x)
 	if (cls == 5)
 		return SMTP_PERM;
 	return SMTP_TEMP;
+}
+
+static bool
+eight_bit(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)p[i] >= 0x80)
+			return true;
+	return false;
 }
 
 /* Envelope recipients as curl takes them; invalid ones are refused. */
@@ -518,7 +555,10 @@ set_options(CURL *h, const struct smtp *s, struct xfer *x, const char *url,
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
 	curl_easy_setopt(h, CURLOPT_READDATA, x);
-	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)x->n);
+	/* The larger of the two forms, for SIZE (RFC 1870): the one sent is
+	 * chosen after EHLO, and a message smaller than declared is fine. */
+	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE,
+	    (curl_off_t)(x->msg7 && x->n7 > x->n ? x->n7 : x->n));
 	curl_easy_setopt(h, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, s->connect_timeout);
 	curl_easy_setopt(h, CURLOPT_SERVER_RESPONSE_TIMEOUT, s->timeout);
@@ -552,6 +592,7 @@ smtp_send(struct smtp *s, const char *from, const char *rcpts, const char *msg,
 {
 	char errbuf[CURL_ERROR_SIZE] = "", fromarg[300];
 	struct curl_slist *list = NULL;
+	struct buf seven = BUF_INIT;
 	struct xfer x;
 	char *url = NULL;
 	CURL *h = NULL;
@@ -564,6 +605,10 @@ smtp_send(struct smtp *s, const char *from, const char *rcpts, const char *msg,
 	x.n = n;
 	x.r = r;
 	buf_init(&x.in, 4096);
+	if (eight_bit(msg, n) && mailout_7bit(msg, n, &seven) == ERR_OK) {
+		x.msg7 = seven.p;
+		x.n7 = seven.n;
+	}
 	if (!mailout_addr_valid(from)) {
 		snprintf(r->last_error, sizeof(r->last_error),
 		    "not a valid sender address");
@@ -592,5 +637,6 @@ out:
 	curl_slist_free_all(list);
 	free(url);
 	buf_free(&x.in);
+	buf_free(&seven);
 	return r->status;
 }

@@ -33,6 +33,9 @@
  *
  * Dot-stuffing and the final "." are curl's job (it escapes "\r\n." in
  * the data); the message must have CRLF line ends (mailout does that).
+ * A message with an 8bit body goes to a relay that does not offer
+ * 8BITMIME with its body quoted-printable (mailout_7bit()), unchanged
+ * otherwise.
  */
 #ifndef BOT_SMTP_H
 #define BOT_SMTP_H

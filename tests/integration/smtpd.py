@@ -28,7 +28,8 @@ a running server from 451 to accept:
     hang            accept connections and never say a word
 
 --reject ADDR and --defer ADDR refuse one recipient with 550 or 451 in
-every mode.  --auth USER:PASS requires AUTH (PLAIN or LOGIN); a wrong
+every mode.  --no-8bitmime leaves 8BITMIME out of the EHLO reply (the
+server still stores whatever bytes it gets: the test reads them).  --auth USER:PASS requires AUTH (PLAIN or LOGIN); a wrong
 password gets 535.  --tls-cert/--tls-key with --starttls offer STARTTLS
 (--require-starttls refuses mail without it) or with --implicit-tls
 speak TLS from the first byte.
@@ -103,6 +104,14 @@ class Handler:
             except FileNotFoundError:
                 pass
         return self.opts.mode
+
+    async def handle_EHLO(self, server, session, envelope, hostname,
+                          responses):
+        # The five-argument hook replaces aiosmtpd's own bookkeeping.
+        session.host_name = hostname
+        if self.opts.no_8bitmime:
+            responses = [r for r in responses if r[4:].upper() != "8BITMIME"]
+        return responses
 
     async def handle_RCPT(self, server, session, envelope, address,
                           rcpt_options):
@@ -244,6 +253,7 @@ def main():
     p.add_argument("--control")
     p.add_argument("--reject", action="append", default=[])
     p.add_argument("--defer", action="append", default=[])
+    p.add_argument("--no-8bitmime", action="store_true")
     p.add_argument("--auth", metavar="USER:PASS")
     p.add_argument("--tls-cert")
     p.add_argument("--tls-key")

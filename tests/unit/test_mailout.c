@@ -535,6 +535,50 @@ test_body_qp(void **state)
 	buf_free(&want);
 }
 
+/*
+ * The same message for a relay without 8BITMIME: its 8bit body becomes
+ * quoted-printable, Python's email package reads the same text from it,
+ * and a 7bit or already encoded message is left alone (ERR_INVAL).
+ */
+static void
+test_7bit(void **state)
+{
+	struct buf msg = BUF_INIT, rcpts = BUF_INIT, seven = BUF_INIT;
+	struct mailout_msg m = base_msg();
+	const char *s;
+	size_t i;
+
+	(void)state;
+	m.body = "J\xc3\xb6rg says hello.\n.\nFrom the list = the list\n";
+	m.body_len = strlen(m.body);
+	compose_ok(&m, &msg, &rcpts);
+	assert_non_null(strstr(msg.p, "Content-Transfer-Encoding: 8bit\r\n"));
+	assert_int_equal(mailout_7bit(msg.p, msg.n, &seven), ERR_OK);
+	s = buf_cstr(&seven);
+	for (i = 0; i < seven.n; i++)
+		assert_true((unsigned char)s[i] < 0x80);
+	assert_non_null(strstr(s,
+	    "Content-Transfer-Encoding: quoted-printable\r\n\r\n"
+	    "J=C3=B6rg says hello.\r\n.\r\nFrom the list =3D the list\r\n"));
+	assert_int_equal(
+	    strstr(s, "\r\n\r\n") - s, strstr(msg.p, "\r\n\r\n") - msg.p + 12);
+	if (have_python()) {
+		const char *v = read_back(&seven);
+
+		assert_line(v,
+		    "body: J\xc3\xb6rg says hello.\\n.\\nFrom the "
+		    "list = the list\\n");
+		assert_line(v, "cte: quoted-printable");
+	}
+	m.body = "plain ASCII\n";
+	m.body_len = strlen(m.body);
+	compose_ok(&m, &msg, &rcpts);
+	assert_int_equal(mailout_7bit(msg.p, msg.n, &seven), ERR_INVAL);
+	buf_free(&msg);
+	buf_free(&rcpts);
+	buf_free(&seven);
+}
+
 static void
 test_message_id(void **state)
 {
@@ -574,6 +618,7 @@ main(void)
 		cmocka_unit_test(test_references_bounded),
 		cmocka_unit_test(test_rfc2047),
 		cmocka_unit_test(test_body_qp),
+		cmocka_unit_test(test_7bit),
 		cmocka_unit_test(test_message_id),
 	};
 

@@ -33,6 +33,7 @@
 #include "storage/store_outbox.h"
 #include "testutil.h"
 #include "util/log.h"
+#include "util/qp.h"
 
 #define FROM "patchyard@yard.example.org"
 #define SMTPD "tests/integration/smtpd.py"
@@ -851,6 +852,55 @@ test_config_checks(void **state)
 	smtp_free(NULL);
 }
 
+/*
+ * A relay that does not offer 8BITMIME gets the 8bit body (the test mail
+ * says "J\xc3\xb6rg") quoted-printable: only 7-bit bytes go out, the
+ * header but for Content-Transfer-Encoding is as composed, and the body
+ * decodes back to the composed one (RFC 6152 section 3).
+ */
+static void
+test_no_8bitmime(void **state)
+{
+	struct smtp_config c;
+	struct smtp_result r;
+	char *got = NULL, *want_head, *p;
+	const char *body, *mine;
+	size_t i, n;
+
+	NEED_DEPS();
+	start_server(0, "--no-8bitmime", NULL);
+	c = relay("smtp", CONF_TLS_NEVER);
+	smtp_result_init(&r);
+	assert_int_equal(send_one(&c, &r), SMTP_OK);
+	assert_int_equal(delivered(&got), 1);
+	for (i = 0; got[i]; i++)
+		assert_true((unsigned char)got[i] < 0x80);
+	assert_non_null(
+	    strstr(got, "\r\nContent-Transfer-Encoding: quoted-printable\r\n"));
+	/* Our header, with the one field changed. */
+	mine = strstr(message, "\r\n\r\n");
+	want_head = strndup(message, (size_t)(mine - message) + 4);
+	p = strstr(want_head, "Content-Transfer-Encoding: 8bit");
+	assert_non_null(p);
+	body = strstr(got, want_head);
+	assert_null(body);
+	*p = '\0';
+	body = strstr(got, want_head);
+	assert_non_null(body);
+	body = strstr(body, "\r\n\r\n") + 4;
+	{
+		char *dec = malloc(strlen(body) + 1);
+
+		n = qp_decode(dec, body, strlen(body), false, NULL);
+		assert_int_equal(n, strlen(mine + 4));
+		assert_memory_equal(dec, mine + 4, n);
+		free(dec);
+	}
+	free(want_head);
+	free(got);
+	smtp_result_free(&r);
+}
+
 /* ---- the outbox ---------------------------------------------------------- */
 
 /* A database in the scratch folder with the test mail queued. */
@@ -971,6 +1021,7 @@ main(void)
 		T(test_acknowledged_then_dropped),
 		T(test_server_down),
 		T(test_silent_server),
+		T(test_no_8bitmime),
 		T(test_outbox_busy_after_accept),
 		T(test_outbox_busy_after_tempfail),
 #undef T
