@@ -72,6 +72,9 @@ expect_fail "a second base64 encoder" bot/mailout/bad.c \
 	"a codec or checksum"
 expect_fail "a hand-written CRC-32" bot/git/bad.c \
 	'unsigned poly = 0xEDB88320u;' "a codec or checksum"
+expect_fail "hash verification off" bot/git/bad.c \
+	'void f(void) { git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0); }' \
+	"hash verification turned off"
 expect_fail "zlib outside its rooms" bot/workflow/bad.c \
 	'#include <zlib.h>' "zlib.h"
 

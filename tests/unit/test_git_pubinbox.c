@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "bot/git/gitrepo.h"
 #include "bot/source/source.h"
 #include "tests/unit/sourcetest.h"
 #include "tests/unit/testutil.h"
@@ -234,12 +235,62 @@ test_pubinbox_epochs(void **state)
 	rmtmp(d);
 }
 
+/*
+ * An archive is someone else's: an object whose bytes are not what its
+ * id says (here a loose object overwritten by another's) is refused,
+ * never handed out as the mail it claims to be (issue 16: libgit2's hash
+ * verification stays on for objects from outside, also after the
+ * staging repository was opened in the same process).
+ */
+static void
+test_pubinbox_corrupt_object(void **state)
+{
+	static const char *const mails[] = { "Message-ID: <1@x>\n\none\n",
+		"Message-ID: <2@x>\n\ntwo\n" };
+	char *d, path[4200], stage[4200];
+	struct gitrepo *r = NULL;
+	struct source *s;
+	struct source_mail m;
+	bool trunc;
+	enum err e;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	snprintf(path, sizeof(path), "%s/0.git", d);
+	snprintf(stage, sizeof(stage), "%s/stage.git", d);
+	make_epoch(path, mails, 2);
+	/* Loose objects (fast-import leaves a small import loose), then
+	 * blob "one" holding blob "two"'s bytes. */
+	run("cd '%s' && mkdir ../packs && "
+	    "for p in objects/pack/*.pack; do [ -f $p ] || continue; "
+	    "mv $p ../packs/ && git unpack-objects -q < ../packs/${p##*/}; "
+	    "done && rm -f objects/pack/* && "
+	    "one=$(git rev-parse HEAD~1:m) && two=$(git rev-parse HEAD:m) && "
+	    "f1=objects/$(echo $one | cut -c1-2)/$(echo $one | cut -c3-) && "
+	    "f2=objects/$(echo $two | cut -c1-2)/$(echo $two | cut -c3-) && "
+	    "chmod u+w $f1 && cp $f2 $f1",
+	    path);
+	assert_int_equal(gitrepo_open(stage, &r), ERR_OK);
+	assert_int_equal(source_open(path, 0, &s), ERR_OK);
+	e = source_next(s, &m, &trunc);
+	if (e == ERR_OK)
+		assert_null(strstr(m.raw, "two"));
+	assert_int_equal(e, ERR_GIT);
+	source_free(s);
+	gitrepo_free(r);
+	rmtmp(d);
+}
+
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pubinbox),
 		cmocka_unit_test(test_pubinbox_long),
+		cmocka_unit_test(test_pubinbox_corrupt_object),
 		cmocka_unit_test(test_pubinbox_epochs),
 	};
 
