@@ -232,7 +232,7 @@ static const char *const migrations[] = {
 	" coalesce(patch_id, 0), coalesce(series_id, 0), name, value)"
 	" WHERE own = 0;\n"
 	"CREATE INDEX pending_message ON pending(message_id);\n",
-	/* 4 (issue 16): a reply's trailer is verified only when its person
+	/* 5 (issue 16): a reply's trailer is verified only when its person
 	 * sent it; a display name no longer counts.  What SQL can check
 	 * again is the address (the alias lines of the config and the
 	 * authentication are the ingest's to judge). */
