@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "util/base64.h"
 #include "util/xalloc.h"
 
 struct tls_data {
@@ -158,9 +159,6 @@ static mailstream_low_driver tls_driver = {
 	.mailstream_free = tls_free,
 };
 
-static const char b64[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 /* The SHA-256 of the peer's public key (SubjectPublicKeyInfo) as hex
  * and base64; false when there is no certificate to read it from. */
 static bool
@@ -186,16 +184,7 @@ peer_spki(gnutls_session_t s, char hex[65], char base64[45])
 		return false;
 	for (i = 0; i < 32; i++)
 		snprintf(hex + 2 * i, 3, "%02x", h[i]);
-	for (i = 0; i < 11; i++) {
-		unsigned v = (unsigned)h[3 * i] << 16;
-
-		v |= 3 * i + 1 < 32 ? (unsigned)h[3 * i + 1] << 8 : 0;
-		v |= 3 * i + 2 < 32 ? h[3 * i + 2] : 0;
-		base64[4 * i] = b64[v >> 18 & 63];
-		base64[4 * i + 1] = b64[v >> 12 & 63];
-		base64[4 * i + 2] = 3 * i + 1 < 32 ? b64[v >> 6 & 63] : '=';
-		base64[4 * i + 3] = 3 * i + 2 < 32 ? b64[v & 63] : '=';
-	}
+	base64_encode(base64, h, sizeof(h));
 	base64[44] = '\0';
 	return true;
 }

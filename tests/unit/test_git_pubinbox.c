@@ -283,7 +283,6 @@ test_pubinbox_corrupt_object(void **state)
 	rmtmp(d);
 }
 
-
 int
 main(void)
 {
