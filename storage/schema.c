@@ -239,6 +239,53 @@ static const char *const migrations[] = {
 	"UPDATE trailer SET verified = 0 WHERE own = 0 AND verified = 1"
 	" AND email IS NOT NULL AND lower(email) != lower((SELECT from_email"
 	" FROM message WHERE message.id = trailer.message_id));\n",
+	/* 6: the test runner (DESIGN.md §7).  A test_run is one run of
+	 * test.command on one commit: queued, running (owned by a process),
+	 * done (result success or fail) or error (the runner failed, not
+	 * the test).  Results are found again by tree id and command, so
+	 * the same tree is never tested twice; stale marks results a retest
+	 * asked to ignore.  test_request holds retests asked for by mail or
+	 * from the terminal until the runner takes them.  A check the runner
+	 * writes names the commit it is about and the run it reports. */
+	"CREATE TABLE test_run(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  project_id INTEGER NOT NULL REFERENCES project(id),\n"
+	"  patch_id INTEGER REFERENCES patch(id),\n"
+	"  commit_hex TEXT NOT NULL,\n"
+	"  tree_hex TEXT NOT NULL,\n"
+	"  base_hex TEXT,\n"
+	"  command TEXT NOT NULL,\n"
+	"  purpose TEXT NOT NULL CHECK(purpose IN ('target','bisect',"
+	"'confirm','base')),\n"
+	"  state TEXT NOT NULL CHECK(state IN ('queued','running','done',"
+	"'error')),\n"
+	"  forced INTEGER NOT NULL DEFAULT 0,\n"
+	"  stale INTEGER NOT NULL DEFAULT 0,\n"
+	"  owner INTEGER,\n"
+	"  result TEXT CHECK(result IN ('success','fail')),\n"
+	"  summary TEXT,\n"
+	"  log TEXT,\n"
+	"  duration INTEGER,\n"
+	"  queued INTEGER NOT NULL,\n"
+	"  started INTEGER,\n"
+	"  finished INTEGER\n"
+	") STRICT;\n"
+	"CREATE INDEX test_run_tree ON test_run(tree_hex, command);\n"
+	"CREATE INDEX test_run_open ON test_run(state)"
+	" WHERE state IN ('queued', 'running');\n"
+	"CREATE TABLE test_request(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  project_id INTEGER NOT NULL REFERENCES project(id),\n"
+	"  patch_id INTEGER NOT NULL REFERENCES patch(id),\n"
+	"  actor TEXT,\n"
+	"  time INTEGER NOT NULL\n"
+	") STRICT;\n"
+	"ALTER TABLE checks ADD COLUMN commit_hex TEXT;\n"
+	"ALTER TABLE checks ADD COLUMN duration INTEGER;\n"
+	"ALTER TABLE checks ADD COLUMN run_id INTEGER"
+	" REFERENCES test_run(id);\n"
+	"CREATE INDEX checks_commit ON checks(commit_hex)"
+	" WHERE commit_hex IS NOT NULL;\n",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

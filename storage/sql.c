@@ -31,6 +31,11 @@
 	" max(state) THEN min(state) ELSE 'partial' END FROM patch"            \
 	" WHERE series_id = s.id)"
 #define WEB_ART "'acked-by', 'reviewed-by', 'tested-by'"
+#define TEST_COLS                                                              \
+	"id, project_id, coalesce(patch_id, 0), commit_hex, tree_hex,"         \
+	" base_hex, command, purpose, state, forced, stale,"                   \
+	" coalesce(owner, 0), result, summary, coalesce(duration, 0), queued," \
+	" coalesce(started, 0), coalesce(finished, 0)"
 
 static const char *const text[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
@@ -259,15 +264,28 @@ static const char *const text[SQL_COUNT] = {
 	    " WHERE contribution_id = :contribution ORDER BY id",
 	[SQL_CHECK_ADD] =
 	    "INSERT INTO checks(patch_id, series_id, context, state, url,"
-	    " summary, log, base_commit, reporter, time) VALUES(:patch,"
-	    " :series, :context, :state, :url, :summary, :log, :base,"
-	    " :reporter, :time)",
+	    " summary, log, base_commit, reporter, time, commit_hex, duration,"
+	    " run_id) VALUES(:patch, :series, :context, :state, :url,"
+	    " :summary, :log, :base, :reporter, :time, :commit, :duration,"
+	    " :run)",
+	/* The log's last 4 KB (bytes: the reader drops a cut character),
+	 * from the check or the run it reports. */
 	[SQL_CHECK_OF] =
-	    "SELECT coalesce(k.patch_id, 0), coalesce(k.series_id, 0),"
-	    " k.context, k.state, k.url, k.summary, k.log, k.base_commit,"
-	    " k.reporter, k.time FROM checks k"
+	    "SELECT k.id, coalesce(k.patch_id, 0), coalesce(k.series_id, 0),"
+	    " k.context, k.state, k.url, k.summary,"
+	    " CAST(substr(CAST(coalesce(k.log, r.log) AS BLOB), -4096)"
+	    " AS TEXT), k.base_commit, k.reporter, k.time, k.commit_hex,"
+	    " k.duration, coalesce(k.run_id, 0) FROM checks k"
 	    " JOIN series s ON s.id = k.series_id"
+	    " LEFT JOIN test_run r ON r.id = k.run_id"
 	    " WHERE s.contribution_id = :contribution ORDER BY k.id",
+	[SQL_CHECK_LOG] = "SELECT coalesce(k.log, r.log) FROM checks k"
+	                  " LEFT JOIN test_run r ON r.id = k.run_id"
+	                  " WHERE k.id = :id",
+	[SQL_CHECK_FIND] = "SELECT 1 FROM checks WHERE commit_hex = :commit"
+	                   " AND run_id = :run AND context = :context LIMIT 1",
+	[SQL_CHECK_AT] = "SELECT 1 FROM checks WHERE commit_hex = :commit"
+	                 " AND context = :context LIMIT 1",
 	[SQL_PATCH_QUEUE_NEXT] =
 	    "SELECT coalesce(max(queue_pos), 0) + 1 FROM patch"
 	    " WHERE project_id IS :project AND state = 'staged'"
@@ -432,6 +450,53 @@ static const char *const text[SQL_COUNT] = {
 	    " 'withdrawn')",
 	[SQL_RUN_OUTBOX_NEXT] =
 	    "SELECT min(next_attempt) FROM outbox WHERE state = 'queued'",
+	[SQL_TEST_ADD] =
+	    "INSERT INTO test_run(project_id, patch_id, commit_hex, tree_hex,"
+	    " base_hex, command, purpose, state, forced, queued)"
+	    " VALUES(:project, :patch, :commit, :tree, :base, :command,"
+	    " :purpose, 'queued', :forced, :now)",
+	[SQL_TEST_UNQUEUE] = "DELETE FROM test_run WHERE project_id = :project"
+	                     " AND state = 'queued'",
+	[SQL_TEST_RESULTS] =
+	    "SELECT " TEST_COLS ", NULL FROM test_run WHERE tree_hex = :tree"
+	    " AND command = :command AND state = 'done' AND stale = 0"
+	    " ORDER BY id DESC LIMIT :max",
+	[SQL_TEST_PENDING] =
+	    "SELECT 1 FROM test_run WHERE tree_hex = :tree"
+	    " AND command = :command AND state IN ('queued', 'running')"
+	    " LIMIT 1",
+	[SQL_TEST_CLAIM] =
+	    "UPDATE test_run SET state = 'running', owner = :owner,"
+	    " started = :now WHERE id = (SELECT id FROM test_run"
+	    " WHERE state = 'queued' ORDER BY forced DESC, id LIMIT 1)"
+	    " RETURNING id",
+	[SQL_TEST_GET] =
+	    "SELECT " TEST_COLS ", log FROM test_run WHERE id = :id",
+	[SQL_TEST_FINISH] =
+	    "UPDATE test_run SET state = :state, result = :result,"
+	    " summary = :summary, log = :log, duration = :duration,"
+	    " finished = :now WHERE id = :id",
+	[SQL_TEST_RUNNING] = "SELECT " TEST_COLS ", NULL FROM test_run"
+	                     " WHERE state = 'running' ORDER BY id",
+	[SQL_TEST_REQUEUE] = "UPDATE test_run SET state = 'queued',"
+	                     " owner = NULL, started = NULL WHERE id = :id"
+	                     " AND state = 'running'",
+	[SQL_TEST_FORGET] = "UPDATE test_run SET stale = 1"
+	                    " WHERE tree_hex = :tree AND command = :command"
+	                    " AND state = 'done'",
+	[SQL_TEST_COUNT_SINCE] =
+	    "SELECT count(*) FROM test_run WHERE project_id = :project"
+	    " AND purpose = :purpose AND state = 'done' AND id > :after",
+	[SQL_TEST_WORK] = "SELECT EXISTS (SELECT 1 FROM test_run"
+	                  " WHERE state IN ('queued', 'running'))"
+	                  " OR EXISTS (SELECT 1 FROM test_request)",
+	[SQL_TEST_REQUEST_ADD] =
+	    "INSERT INTO test_request(project_id, patch_id, actor, time)"
+	    " VALUES(:project, :patch, :actor, :time)",
+	[SQL_TEST_REQUESTS] = "SELECT DISTINCT patch_id FROM test_request"
+	                      " WHERE project_id = :project ORDER BY patch_id",
+	[SQL_TEST_REQUEST_DONE] = "DELETE FROM test_request"
+	                          " WHERE project_id = :project",
 };
 
 const char *

@@ -146,7 +146,27 @@ store_check_add(struct store *st, const struct store_check *c)
 	db_bind_text(s, ":base", c->base_commit);
 	db_bind_text(s, ":reporter", c->reporter);
 	db_bind_int(s, ":time", c->time);
+	db_bind_text(s, ":commit", c->commit);
+	if (c->duration_ms > 0)
+		db_bind_int(s, ":duration", c->duration_ms);
+	else
+		db_bind_null(s, ":duration");
+	db_bind_id(s, ":run", c->run_id);
 	return db_exec(st, s, "check add");
+}
+
+/* A tail cut at a byte count may start inside a UTF-8 character. */
+static const char *
+tail_of(struct arena *a, sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+	size_t n = t ? (size_t)sqlite3_column_bytes(s, col) : 0;
+
+	if (t == NULL)
+		return NULL;
+	while (n > 0 && ((unsigned char)*t & 0xc0) == 0x80)
+		t++, n--;
+	return arena_strndup(a, t, n);
 }
 
 static void
@@ -154,16 +174,20 @@ check_row(struct arena *a, sqlite3_stmt *s, void *rec)
 {
 	struct store_check *c = rec;
 
-	c->patch_id = db_col_int(s, 0);
-	c->series_id = db_col_int(s, 1);
-	c->context = db_col_arena(a, s, 2);
-	c->state = db_col_arena(a, s, 3);
-	c->url = db_col_arena(a, s, 4);
-	c->summary = db_col_arena(a, s, 5);
-	c->log = db_col_arena(a, s, 6);
-	c->base_commit = db_col_arena(a, s, 7);
-	c->reporter = db_col_arena(a, s, 8);
-	c->time = db_col_int(s, 9);
+	c->id = db_col_int(s, 0);
+	c->patch_id = db_col_int(s, 1);
+	c->series_id = db_col_int(s, 2);
+	c->context = db_col_arena(a, s, 3);
+	c->state = db_col_arena(a, s, 4);
+	c->url = db_col_arena(a, s, 5);
+	c->summary = db_col_arena(a, s, 6);
+	c->log = tail_of(a, s, 7);
+	c->base_commit = db_col_arena(a, s, 8);
+	c->reporter = db_col_arena(a, s, 9);
+	c->time = db_col_int(s, 10);
+	c->commit = db_col_arena(a, s, 11);
+	c->duration_ms = db_col_int(s, 12);
+	c->run_id = db_col_int(s, 13);
 }
 
 enum err
@@ -174,4 +198,36 @@ store_check_of(struct store *st, struct arena *a, int64_t contribution_id,
 
 	db_bind_int(s, ":contribution", contribution_id);
 	return db_rows(st, a, s, sizeof(**out), check_row, (void **)out, n);
+}
+
+enum err
+store_check_log(
+    struct store *st, struct arena *a, int64_t check_id, const char **log)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_CHECK_LOG);
+	enum err e;
+
+	*log = NULL;
+	db_bind_int(s, ":id", check_id);
+	if ((e = db_row(st, s, "check log")) == ERR_OK)
+		*log = db_col_arena(a, s, 0);
+	sqlite3_reset(s);
+	return e;
+}
+
+enum err
+store_check_exists(struct store *st, const char *commit, int64_t run_id,
+    const char *context, bool *found)
+{
+	sqlite3_stmt *s = db_stmt(st, run_id ? SQL_CHECK_FIND : SQL_CHECK_AT);
+	enum err e;
+
+	db_bind_text(s, ":commit", commit);
+	if (run_id)
+		db_bind_int(s, ":run", run_id);
+	db_bind_text(s, ":context", context);
+	e = db_row(st, s, "check exists");
+	sqlite3_reset(s);
+	*found = e == ERR_OK;
+	return e == ERR_NOTFOUND ? ERR_OK : e;
 }

@@ -49,21 +49,33 @@ enum err store_outbox_of(struct store *st, struct arena *a,
     int64_t contribution_id, struct store_outbox **out, size_t *n);
 
 struct store_check {
+	int64_t id; /* set when read */
 	int64_t patch_id;
 	int64_t series_id;
 	const char *context;
 	const char *state; /* pending, success, warning, fail */
 	const char *url;
 	const char *summary;
-	const char *log;
+	const char *log; /* read back: its last 4 KB only (the tail) */
 	const char *base_commit;
 	const char *reporter;
 	int64_t time;
+	const char *commit; /* the commit tested, or NULL */
+	int64_t duration_ms; /* how long the run took; 0: unknown */
+	int64_t run_id; /* the test_run it reports, 0: from outside */
 };
 
 enum err store_check_add(struct store *st, const struct store_check *c);
-/* The checks of every patch of a contribution's series, oldest first. */
+/* The checks of every patch of a contribution's series, oldest first,
+ * each with the tail of its log. */
 enum err store_check_of(struct store *st, struct arena *a,
     int64_t contribution_id, struct store_check **out, size_t *n);
+/* The whole (capped) log of a check, or NULL when it has none. */
+enum err store_check_log(
+    struct store *st, struct arena *a, int64_t check_id, const char **log);
+/* Is there a check of context about commit reporting run run_id (any
+ * run when run_id is 0)? */
+enum err store_check_exists(struct store *st, const char *commit,
+    int64_t run_id, const char *context, bool *found);
 
 #endif

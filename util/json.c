@@ -189,6 +189,19 @@ json_int(struct json *j, int64_t v)
 }
 
 void
+json_millis(struct json *j, int64_t ms)
+{
+	char tmp[48];
+	int n = snprintf(tmp, sizeof(tmp), "%s%" PRId64 ".%03" PRId64,
+	    ms < 0 ? "-" : "", (ms < 0 ? -ms : ms) / 1000,
+	    (ms < 0 ? -ms : ms) % 1000);
+
+	value_start(j);
+	put(j, tmp, (size_t)n);
+	j->need_comma = true;
+}
+
+void
 json_bool(struct json *j, bool v)
 {
 	value_start(j);

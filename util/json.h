@@ -30,6 +30,8 @@ void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s); /* NULL writes null */
 void json_strn(struct json *j, const char *s, size_t n);
 void json_int(struct json *j, int64_t v);
+/* Milliseconds as a number of seconds: 1234 writes 1.234. */
+void json_millis(struct json *j, int64_t ms);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 /* Append s, JSON-escaped, without quotes. */

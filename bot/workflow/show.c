@@ -204,6 +204,17 @@ show_json_checks(
 		json_key(j, "reporter");
 		json_str(j, k->reporter);
 		json_time(j, "time", k->time);
+		json_key(j, "commit");
+		json_str(j, k->commit);
+		json_key(j, "base");
+		json_str(j, k->base_commit);
+		json_key(j, "duration");
+		if (k->run_id || k->duration_ms > 0)
+			json_millis(j, k->duration_ms);
+		else
+			json_null(j);
+		json_key(j, "log_tail");
+		json_str(j, k->log);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -414,6 +425,53 @@ text_patch(const struct view_patch *p)
 	}
 }
 
+/* The slug of a patch of c, by row id ("" when not among them). */
+static const char *
+slug_of(const struct view_contrib *c, int64_t patch_id)
+{
+	size_t i, k;
+
+	for (i = 0; i < c->nseries; i++)
+		for (k = 0; k < c->series[i].npatches; k++)
+			if (c->series[i].patches[k].id == patch_id)
+				return c->series[i].patches[k].slug;
+	return "";
+}
+
+static void
+text_checks(const struct view_contrib *c)
+{
+	char when[32], q[200], u[200];
+	size_t i;
+
+	if (c->nchecks)
+		printf("  checks:\n");
+	for (i = 0; i < c->nchecks; i++) {
+		const struct store_check *k = &c->checks[i];
+
+		if (time_fmt_iso(when, sizeof(when), k->time) != ERR_OK)
+			when[0] = '\0';
+		log_quote(q, sizeof(q), k->context, strlen(k->context));
+		printf("    %s  %s %s  %s", when, q, k->state,
+		    slug_of(c, k->patch_id));
+		if (k->commit)
+			printf("  %.12s", k->commit);
+		if (k->run_id || k->duration_ms > 0)
+			printf("  %lld.%03llds",
+			    (long long)(k->duration_ms / 1000),
+			    (long long)(k->duration_ms % 1000));
+		putchar('\n');
+		if (k->summary) {
+			log_quote(q, sizeof(q), k->summary, strlen(k->summary));
+			printf("        %s\n", q);
+		}
+		if (k->url) {
+			log_quote(u, sizeof(u), k->url, strlen(k->url));
+			printf("        %s\n", u);
+		}
+	}
+}
+
 static void
 text_contrib(const struct view_contrib *c)
 {
@@ -430,6 +488,7 @@ text_contrib(const struct view_contrib *c)
 		for (k = 0; k < s->npatches; k++)
 			text_patch(&s->patches[k]);
 	}
+	text_checks(c);
 	for (i = 0; i < c->nevents; i++) {
 		const struct view_event *e = &c->events[i];
 
