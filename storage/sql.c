@@ -468,8 +468,8 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_TEST_CLAIM] =
 	    "UPDATE test_run SET state = 'running', owner = :owner,"
 	    " started = :now WHERE id = (SELECT id FROM test_run"
-	    " WHERE state = 'queued' ORDER BY forced DESC, id LIMIT 1)"
-	    " RETURNING id",
+	    " WHERE state = 'queued' AND (:project = 0 OR project_id ="
+	    " :project) ORDER BY forced DESC, id LIMIT 1) RETURNING id",
 	[SQL_TEST_GET] =
 	    "SELECT " TEST_COLS ", log FROM test_run WHERE id = :id",
 	[SQL_TEST_FINISH] =

@@ -47,10 +47,11 @@ enum err store_test_results(struct store *st, struct arena *a, const char *tree,
 /* Is a run of tree under command queued or running? */
 enum err store_test_pending(
     struct store *st, const char *tree, const char *command, bool *pending);
-/* The oldest queued run (forced ones first) becomes running, owned by
- * owner; its id in *id, ERR_NOTFOUND when none is queued. */
-enum err store_test_claim(
-    struct store *st, int64_t owner, int64_t now, int64_t *id);
+/* The oldest queued run (forced ones first) of a project (0: of any)
+ * becomes running, owned by owner; its id in *id, ERR_NOTFOUND when
+ * none is queued. */
+enum err store_test_claim(struct store *st, int64_t project_id, int64_t owner,
+    int64_t now, int64_t *id);
 /* One run, with its log. */
 enum err store_test_get(
     struct store *st, struct arena *a, int64_t id, struct store_test_run *out);

@@ -49,8 +49,10 @@ static const char usage_text[] =
     "  fold REF SLUG                 fold a fix-up into a staged patch\n"
     "  state REF new|changes-requested|rejected\n"
     "  withdraw REF                  drop as withdrawn\n"
+    "  retest REF                    test again, ignoring known results\n"
     "  send [--now]                  send the mail that is due\n"
     "  rebuild | upstream            run one staging worker once\n"
+    "  test [REF]                    test what is staged, until done\n"
     "  run [--once]                  the daemon: sources, workers, timers\n"
     "  status [--json]               sources, queues, outbox, last runs\n"
     "  config                        check the config, print it with "
@@ -317,9 +319,8 @@ cmd_show(struct cli *c)
 	return show_one(c->st, ref, json);
 }
 
-/* The local user, as the actor of terminal commands. */
-static const char *
-local_user(void)
+const char *
+cli_local_user(void)
 {
 	const char *u = getenv("USER");
 	struct passwd *pw;
@@ -370,7 +371,7 @@ cmd_verb(struct cli *c)
 	if (e == ERR_OK) {
 		w = workflow_new(c->st, &c->conf);
 		e = workflow_local(
-		    w, &cmds[0], cid, sid, pid, local_user(), &msg);
+		    w, &cmds[0], cid, sid, pid, cli_local_user(), &msg);
 	}
 	if (e == ERR_OK && (e = store_commit(c->st)) == ERR_OK) {
 		printf("%s\n", buf_cstr(&msg));
@@ -469,6 +470,8 @@ static const struct subcommand {
 	{ "state", cmd_verb },
 	{ "withdraw", cmd_verb },
 	{ "send", cmd_send },
+	{ "retest", cli_retest_cmd },
+	{ "test", cli_test_cmd },
 	{ "rebuild", cmd_worker },
 	{ "upstream", cmd_worker },
 	{ "config", cli_config_cmd },

@@ -30,6 +30,9 @@ enum err cli_load(struct cli *c);
 /* Open the configured database in mode. */
 enum err cli_open_db(struct cli *c, enum store_mode mode);
 
+/* The local user, as the actor of terminal commands. */
+const char *cli_local_user(void);
+
 /* cli_config.c: `patchyard config`. */
 int cli_config_cmd(struct cli *c);
 
@@ -45,5 +48,9 @@ int cli_status_cmd(struct cli *c);
 
 /* cli_am.c: `patchyard am [--verified] REF`. */
 int cli_am_cmd(struct cli *c);
+
+/* cli_test.c: `patchyard test [REF]` and `patchyard retest REF`. */
+int cli_test_cmd(struct cli *c);
+int cli_retest_cmd(struct cli *c);
 
 #endif
