@@ -23,6 +23,7 @@
 #include "storage/store_outbox.h"
 #include "storage/store_patch.h"
 #include "storage/store_series.h"
+#include "storage/store_test.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -645,6 +646,49 @@ do_check(struct workflow *w, const struct target *t, const struct who *who,
 	return e;
 }
 
+/*
+ * A retest is asked for here and run by the tester (a room above this
+ * one): a request row per staged patch, which the tester takes on its
+ * next round, forgetting what it knew of those trees.
+ */
+static enum err
+do_retest(struct workflow *w, const struct target *t, const struct who *who,
+    struct buf *msg)
+{
+	size_t i, n = 0;
+	enum err e = ERR_OK;
+
+	if (w->conf->test_command == NULL) {
+		buf_adds(msg, "no tests are configured (test.command)");
+		return ERR_CONFLICT;
+	}
+	if (t->conf == NULL || t->conf->staging == NULL) {
+		buf_addf(msg, "tests run on the staging tree, and %s has none",
+		    *t->project ? t->project : "this list");
+		return ERR_CONFLICT;
+	}
+	for (i = 0; i < t->n; i++)
+		if (!state_is(&t->p[i], "staged") || t->p[i].conflict)
+			say_state(msg, &t->p[i]);
+	if (msg->n || t->n == 0) {
+		buf_adds(msg,
+		    t->n ? ": only staged patches that apply are tested"
+		         : "no patch to test");
+		return ERR_CONFLICT;
+	}
+	for (i = 0; i < t->n && e == ERR_OK; i++) {
+		e = store_test_request(
+		    w->st, t->s.project_id, t->p[i].id, who->label, w->now);
+		if (e == ERR_OK)
+			buf_addf(msg, "%s%s", n++ ? ", " : "", t->p[i].slug);
+	}
+	if (e == ERR_OK)
+		buf_adds(msg,
+		    ": queued for testing again, whatever was known of "
+		    "them");
+	return e;
+}
+
 static const char help_text[] =
     "Commands, each on a line of its own in a reply to a patch (or to the "
     "cover letter, for the whole series):\n"
@@ -681,12 +725,7 @@ run(struct workflow *w, const struct command *c, const struct target *t,
 	case CMD_CHECK:
 		return do_check(w, t, who, c, NULL, msg);
 	case CMD_RETEST:
-		buf_adds(msg,
-		    w->conf->test_command
-		        ? "tests run on the staging tree; this one is not "
-		          "staged"
-		        : "no tests are configured for this project");
-		return ERR_CONFLICT;
+		return do_retest(w, t, who, msg);
 	case CMD_HELP:
 		buf_adds(msg, help_text);
 		return ERR_OK;
