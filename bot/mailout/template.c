@@ -667,7 +667,7 @@ static const char *const names_dropped[] = { COMMON_NAMES, "reason", "words",
 static const char *const names_conflict[] = { COMMON_NAMES, "base", "details",
 	NULL };
 static const char *const names_test_failed[] = { COMMON_NAMES, "context",
-	"commit", "summary", "log", "log_url", NULL };
+	"commit", "base", "summary", "log", "log_url", "reason", NULL };
 static const char *const names_command_reply[] = { COMMON_NAMES, "requester",
 	"commands", "commands.line", "commands.status", "commands.message",
 	NULL };

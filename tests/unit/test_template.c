@@ -114,6 +114,19 @@ add_event_values(struct template_data *d, const char *variant)
 		template_data_set(d, "new_link",
 		    "https://lore.example.org/mm/20261201.1-1-mallory@evil."
 		    "example.net/");
+	} else if (strcmp(variant, "test-failed-dropped") == 0) {
+		template_data_set(d, "context", "patchyard/test");
+		template_data_set(
+		    d, "commit", "5d4c3b2a1f0e5d4c3b2a1f0e5d4c3b2a1f0e5d4c");
+		template_data_set(
+		    d, "base", "0a1b2c3d4e5f0a1b2c3d4e5f0a1b2c3d4e5f0a1b");
+		template_data_set(d, "reason", "failures");
+		template_data_set(d, "summary",
+		    "first failing patch: exit status 2 with it, passed "
+		    "without it; confirmed by a second run");
+		template_data_set(d, "log",
+		    "mm/frob.c:12:16: error: 'EINVAL' undeclared\n"
+		    "patchyard: exit status 2 after 0.512 s");
 	} else if (strcmp(variant, "command-reply") == 0) {
 		template_data_set(
 		    d, "subject", "Re: [PATCH v2] mm: fix the frobnicator");
@@ -178,6 +191,7 @@ test_golden(void **state)
 		{ "dropped", "dropped" }, { "dropped", "dropped-folded" },
 		{ "dropped", "dropped-withdrawn" }, { "conflict", "conflict" },
 		{ "test-failed", "test-failed" },
+		{ "test-failed", "test-failed-dropped" },
 		{ "command-reply", "command-reply" },
 		{ "version-from-other-sender", "version-from-other-sender" } };
 	size_t i, j;
