@@ -147,7 +147,7 @@ store_check_add(struct store *st, const struct store_check *c)
 	db_bind_text(s, ":reporter", c->reporter);
 	db_bind_int(s, ":time", c->time);
 	db_bind_text(s, ":commit", c->commit);
-	if (c->duration_ms > 0)
+	if (c->duration_ms > 0 || c->run_id)
 		db_bind_int(s, ":duration", c->duration_ms);
 	else
 		db_bind_null(s, ":duration");

@@ -61,7 +61,8 @@ struct store_check {
 	const char *reporter;
 	int64_t time;
 	const char *commit; /* the commit tested, or NULL */
-	int64_t duration_ms; /* how long the run took; 0: unknown */
+	int64_t duration_ms; /* how long the run took (with run_id 0 and
+	                        duration 0: unknown, a check from outside) */
 	int64_t run_id; /* the test_run it reports, 0: from outside */
 };
 

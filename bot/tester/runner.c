@@ -224,6 +224,20 @@ argv_free(struct argv *a)
 	free(a->v);
 }
 
+/* Is path inside one of the folders bound into the sandbox? */
+static bool
+shown(const char *path, const char *const *dirs)
+{
+	size_t i, n;
+
+	for (i = 0; dirs[i]; i++) {
+		n = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], n) == 0 && path[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 /*
  * The sandbox: an empty root made read-only, the system's folders bound
  * read-only into it, a private /dev and /proc, the work tree and HOME
@@ -254,9 +268,16 @@ bwrap_args(struct argv *a, const char *bwrap, const struct runner_spec *s)
 			args(a, "--ro-bind", ro[i], ro[i]);
 		}
 	}
-	for (i = 0; s->hide && s->hide[i]; i++)
-		if (stat(s->hide[i], &sb) == 0 && S_ISREG(sb.st_mode))
-			args(a, "--ro-bind", "/dev/null", s->hide[i]);
+	for (i = 0; s->hide && s->hide[i]; i++) {
+		char *real = realpath(s->hide[i], NULL);
+
+		/* Only what the sandbox shows needs hiding; bwrap wants
+		 * absolute paths that exist in it. */
+		if (real && stat(real, &sb) == 0 && S_ISREG(sb.st_mode) &&
+		    shown(real, ro))
+			args(a, "--ro-bind", "/dev/null", real);
+		free(real);
+	}
 	args(a, "--dev", "/dev", NULL);
 	args(a, "--proc", "/proc", NULL);
 	args(a, "--bind", s->dir, s->dir);

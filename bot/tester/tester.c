@@ -233,6 +233,58 @@ failed_start(struct tester *t, struct job *j, const char *why)
 	return e;
 }
 
+/*
+ * Before the first run under bwrap: does the sandbox work here at all?
+ * A sandbox that cannot start (no user namespaces, say) would make every
+ * test fail, and bisection would blame patches for it.
+ */
+static enum err
+check_sandbox(struct tester *t)
+{
+	struct runner_spec s;
+	struct runner_result res;
+	struct runner *r = NULL;
+	struct workdir w;
+	char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	enum err e;
+
+	if (t->conf->test_sandbox != CONF_SANDBOX_BWRAP || t->sandbox_ok)
+		return ERR_OK;
+	if ((e = workdir_make(&w)) != ERR_OK)
+		return e;
+	memset(&s, 0, sizeof(s));
+	s.command = "exit 0";
+	s.dir = w.tree;
+	s.home = w.home;
+	s.env = env;
+	s.bwrap = true;
+	s.timeout = 60;
+	s.grace_ms = GRACE_MS;
+	s.output_cap = 4096;
+	s.cpu = 60;
+	s.memory = t->conf->test_memory;
+	s.files = t->conf->test_files;
+	s.processes = t->conf->test_processes;
+	e = runner_start(&s, &r);
+	if (e == ERR_OK) {
+		while (!runner_done(r))
+			runner_poll(&r, 1, 1000);
+		runner_finish(r, &res);
+		if (res.end != RUNNER_EXITED || res.code != 0) {
+			char q[512];
+
+			log_err("tester: test.sandbox is bwrap, but bwrap does "
+			        "not work here: %s",
+			    log_quote(q, sizeof(q), res.log, res.log_len));
+			e = ERR_CONFIG;
+		}
+		runner_result_free(&res);
+	}
+	workdir_remove(&w);
+	t->sandbox_ok = e == ERR_OK;
+	return e;
+}
+
 /* Claim a queued run and start it; ERR_NOTFOUND when none is queued. */
 static enum err
 start(struct tester *t, int64_t project, struct job *j)
@@ -513,7 +565,8 @@ loop(struct tester *t, struct job *jobs, size_t *njobs)
 			return e;
 		if ((e = plan_all(t)) != ERR_OK)
 			return e;
-		e = ERR_OK;
+		if ((e = check_sandbox(t)) != ERR_OK)
+			return e;
 		while (
 		    *njobs < cap && (e = start(t, 0, &jobs[*njobs])) == ERR_OK)
 			(*njobs)++;

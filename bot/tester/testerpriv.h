@@ -26,6 +26,7 @@ struct tester {
 	struct notify *nt;
 	bool rebuild; /* a drop changed the queue: build it again */
 	bool rebuilt; /* a stale build was rebuilt once already */
+	bool sandbox_ok; /* bwrap was seen to work */
 };
 
 /* One position of a project's stack: [0] the base, then each commit. */
