@@ -53,6 +53,10 @@ struct tester_stats {
  * before the call.  ERR_OK when the work is done, whatever the tests
  * said; an error when the runner itself cannot work (no bwrap, no disk,
  * a repository that cannot be read).
+ *
+ * The caller must not reap children it did not start (no waitpid(-1)
+ * in a SIGCHLD handler): the runner waits for its tests' processes by
+ * process group, and is their reaper while they run.
  */
 enum err tester_run(struct store *st, const struct config *conf,
     const struct tester_ref *ref, struct tester_stats *stats);
