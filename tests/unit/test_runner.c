@@ -308,6 +308,22 @@ test_bwrap(void **state)
 	    gt_sh("test ! -e %s && test -e %s/f", outside, tree), 0);
 	assert_int_equal(in_group(g), 0);
 	runner_result_free(&res);
+	/* Its processes are counted in its group, and a timeout ends them
+	 * all, in their own PID namespace too. */
+	s = spec("for i in 1 2 3 4 5 6 7 8 9 10; do sleep 300 & done; wait");
+	s.bwrap = true;
+	s.processes = 8;
+	run(&s, &res, &g);
+	assert_int_equal(res.end, RUNNER_PROCESSES);
+	assert_int_equal(in_group(g), 0);
+	runner_result_free(&res);
+	s = spec("sh -c 'trap \"\" TERM; sleep 300' & sleep 300");
+	s.bwrap = true;
+	s.timeout = 1;
+	run(&s, &res, &g);
+	assert_int_equal(res.end, RUNNER_TIMEOUT);
+	assert_int_equal(in_group(g), 0);
+	runner_result_free(&res);
 }
 
 int
