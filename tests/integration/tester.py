@@ -162,6 +162,8 @@ def good_queue(tmp):
     env = s.runs_log()[0].split() if s.runs_log() else []
     check('good queue: PATCHYARD_COMMIT and PATCHYARD_PATCH reach the test',
           env == [tip, 'doc-note-3'], env)
+    lst = json.loads(s.y.run('list', '--json').stdout)
+    check('good queue: list --json gives the test state', [c.get('test_state') for c in lst] == ['success'], lst)
     txt = s.y.run('show', msgid(mails[0])).stdout.decode()
     check('good queue: show prints the check', 'patchyard/test success' in txt and tip[:12] in txt, txt[-600:])
     r = s.test()
