@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "bot/mailout/outbox.h"
+#include "bot/tester/tester.h"
 #include "bot/workflow/stage.h"
 #include "storage/store_run.h"
 #include "util/log.h"
@@ -179,11 +180,48 @@ send_run(struct daemon *d, double now)
 }
 
 /*
+ * The tester: due when test work is waiting (a run queued, a retest
+ * asked for, a built tip without a result), read from the database so
+ * that a `patchyard retest` from a terminal is seen too.  It runs until
+ * no test work is left, the drops and rebuilds of a failure included;
+ * SIGTERM ends the tests in hand and puts them back in the queue.  When
+ * the runner itself fails (no bwrap, no disk) it waits a minute before
+ * trying again rather than failing every second.
+ */
+static bool
+test_due(struct daemon *d, double now)
+{
+	bool work = false;
+
+	if (!d->conf->test_command || !has_staging(d->conf, false) ||
+	    now < d->next_test)
+		return false;
+	return tester_pending(d->st, d->conf, &work) == ERR_OK && work;
+}
+
+static enum err
+test_run(struct daemon *d, double now)
+{
+	struct tester_stats ts = { 0 };
+	enum err e = tester_run(d->st, d->conf, NULL, &ts);
+
+	if (e != ERR_OK)
+		d->next_test = now + 60;
+	if (ts.runs)
+		log_info("test: %d runs, %d failed, %d checks, %d dropped",
+		    ts.runs, ts.failed, ts.checks, ts.dropped);
+	/* A drop rebuilt the branches and may have queued mail. */
+	d->send_kick = true;
+	if (e == ERR_OK && ts.runs)
+		e = store_run_mark(d->st, "test", time_now());
+	return e;
+}
+
+/*
  * The workers, in the order a pass runs them.  A worker that another
  * room provides is one row: its due check and its run, both given the
- * daemon (d->st, d->conf) and the monotonic time.  To come: the tester
- * (bot/tester/: tester_run() until no work is left) after "rebuild", and
- * the promotion policy (`graduate --auto`) on the upstream timer, after
+ * daemon (d->st, d->conf) and the monotonic time.  To come: the
+ * promotion policy (`graduate --auto`) on the upstream timer, after
  * "upstream".
  */
 static const struct worker {
@@ -194,6 +232,7 @@ static const struct worker {
 	{ "sources", sources_due, sources_run },
 	{ "upstream", upstream_due, upstream_run },
 	{ "rebuild", rebuild_due, rebuild_run },
+	{ "test", test_due, test_run },
 	{ "send", send_due, send_run },
 };
 

@@ -263,6 +263,8 @@ def staging(tmp):
 [smtp]
 	url = smtp://127.0.0.1:%d
 	starttls = never
+[test]
+	command = grep -q five src/a.c
 ''' % (repo.path, tmp, smtpd.port))
     mails = repo.series([('src/a.c', lambda s: s.replace('a 5\n', 'a five\n'), 'a: spell five')],
                         ('Ada Author', 'ada@example.org'), 'one', cover=False, msgid='one')
@@ -270,12 +272,12 @@ def staging(tmp):
     y.run('stage', 'one-0@example.org')
     st = json.loads(y.run('status', '--json').stdout)
     check('before run: nothing ran, the ack waits for the build',
-          st['last'] == {'rebuild': None, 'upstream': None, 'send': None}
+          st['last'] == {'rebuild': None, 'upstream': None, 'test': None, 'send': None}
           and st['outbox']['waiting'] == 1, st)
     r = y.run('run', '--once', check_rc=False)
     st = json.loads(y.run('status', '--json').stdout)
-    check('run --once scans upstream, rebuilds and sends',
-          r.returncode == 0 and all(st['last'][k] for k in ('rebuild', 'upstream', 'send')),
+    check('run --once scans upstream, rebuilds, tests and sends',
+          r.returncode == 0 and all(st['last'][k] for k in ('rebuild', 'upstream', 'test', 'send')),
           (st, r.stderr.decode(errors='replace')[-300:]))
     got = smtpd.mails()
     check('the staged acknowledgment is in the SMTP sink',
@@ -283,6 +285,9 @@ def staging(tmp):
     check('status counts the staged contribution and an empty outbox',
           st['contributions'].get('staged') == 1 and
           st['outbox'] == {'due': 0, 'waiting': 0, 'failed': 0}, st)
+    ks = y.show('one-0@example.org').get('checks', [])
+    check('the daemon tested the staged tip: one patchyard/test success',
+          [(k.get('context'), k.get('state')) for k in ks] == [('patchyard/test', 'success')], ks)
     staged = sh(['git', '-C', tmp + '/staging.git', 'log', '-1', '--format=%s', 'unstable'])
     check('the unstable branch holds the patch', staged.stdout.decode().strip() == 'a: spell five')
     smtpd.stop()
