@@ -286,6 +286,46 @@ static const char *const migrations[] = {
 	" REFERENCES test_run(id);\n"
 	"CREATE INDEX checks_commit ON checks(commit_hex)"
 	" WHERE commit_hex IS NOT NULL;\n",
+	/* 7: subsystem trees merged into unstable and what went upstream
+	 * by forward (DESIGN.md §6).  A tree comes from the configuration
+	 * or from a pull-request mail a maintainer staged (pinned to the
+	 * commit the mail names); commit_hex is what the last fetch found,
+	 * since when it was first seen (the merge commit's date, so that
+	 * the same inputs give the same merge), reported the commit a
+	 * conflict mail went out for. */
+	"CREATE TABLE tree(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  project_id INTEGER NOT NULL REFERENCES project(id),\n"
+	"  name TEXT NOT NULL,\n"
+	"  url TEXT NOT NULL,\n"
+	"  branch TEXT NOT NULL,\n"
+	"  owner TEXT,\n"
+	"  origin TEXT NOT NULL CHECK(origin IN ('config','mail')),\n"
+	"  message_id INTEGER REFERENCES message(id),\n"
+	"  pinned TEXT,\n"
+	"  commit_hex TEXT,\n"
+	"  state TEXT NOT NULL DEFAULT 'new' CHECK(state IN ('new','merged',"
+	"'conflict','failed','upstream')),\n"
+	"  last_error TEXT,\n"
+	"  reported TEXT,\n"
+	"  since INTEGER NOT NULL,\n"
+	"  pos INTEGER NOT NULL,\n"
+	"  UNIQUE(project_id, name)\n"
+	") STRICT;\n"
+	/* One row per patch and forwarding: the build key tells whether
+	 * the patch changed since. */
+	"CREATE TABLE forward(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  project_id INTEGER NOT NULL REFERENCES project(id),\n"
+	"  patch_id INTEGER NOT NULL REFERENCES patch(id),\n"
+	"  key TEXT NOT NULL,\n"
+	"  message_id TEXT NOT NULL,\n"
+	"  mode TEXT NOT NULL CHECK(mode IN ('series','pull')),\n"
+	"  time INTEGER NOT NULL\n"
+	") STRICT;\n"
+	"CREATE INDEX forward_patch ON forward(patch_id);\n"
+	"CREATE INDEX event_patch ON event(patch_id)"
+	" WHERE patch_id IS NOT NULL;\n",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -37,6 +37,11 @@
 	" coalesce(owner, 0), result, summary, coalesce(duration, 0), queued," \
 	" coalesce(started, 0), coalesce(finished, 0)"
 
+#define TREE_COLS                                                              \
+	"id, project_id, name, url, branch, owner, origin = 'mail',"           \
+	" coalesce(message_id, 0), pinned, commit_hex, state, last_error,"     \
+	" reported, since, pos"
+
 static const char *const text[SQL_COUNT] = {
 	[SQL_BEGIN] = "BEGIN IMMEDIATE",
 	[SQL_BEGIN_READ] = "BEGIN DEFERRED",
@@ -497,6 +502,36 @@ static const char *const text[SQL_COUNT] = {
 	                      " WHERE project_id = :project ORDER BY patch_id",
 	[SQL_TEST_REQUEST_DONE] = "DELETE FROM test_request"
 	                          " WHERE project_id = :project",
+
+	[SQL_TREE_LIST] = "SELECT " TREE_COLS " FROM tree WHERE :project = 0"
+	                  " OR project_id = :project"
+	                  " ORDER BY project_id, origin = 'mail', pos, id",
+	[SQL_TREE_ADD] =
+	    "INSERT INTO tree(project_id, name, url, branch, owner, origin,"
+	    " message_id, pinned, commit_hex, state, last_error, reported,"
+	    " since, pos) VALUES(:project, :name, :url, :branch, :owner,"
+	    " :origin, :message, :pinned, :commit, :state, :last_error,"
+	    " :reported, :since, :pos)",
+	[SQL_TREE_UPDATE] =
+	    "UPDATE tree SET name = :name, url = :url, branch = :branch,"
+	    " owner = :owner, message_id = :message, pinned = :pinned,"
+	    " commit_hex = :commit, state = :state, last_error = :last_error,"
+	    " reported = :reported, since = :since, pos = :pos"
+	    " WHERE id = :id",
+	[SQL_TREE_DELETE] = "DELETE FROM tree WHERE id = :id",
+
+	[SQL_PROMOTE_CHECKS] =
+	    "SELECT context, state FROM checks WHERE patch_id = :patch"
+	    " OR (patch_id IS NULL AND series_id = :series) ORDER BY id",
+	[SQL_PROMOTE_MARK] = "SELECT detail FROM event WHERE patch_id = :patch"
+	                     " AND kind = 'state' AND time >= :since"
+	                     " ORDER BY id DESC LIMIT 1",
+	[SQL_FORWARD_ADD] =
+	    "INSERT INTO forward(project_id, patch_id, key, message_id, mode,"
+	    " time) VALUES(:project, :patch, :key, :message_id, :mode, :time)",
+	[SQL_FORWARD_LAST] =
+	    "SELECT key, message_id, time, mode FROM forward"
+	    " WHERE patch_id = :patch ORDER BY id DESC LIMIT 1",
 };
 
 const char *

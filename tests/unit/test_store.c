@@ -16,7 +16,9 @@
 #include "storage/store_msg.h"
 #include "storage/store_patch.h"
 #include "storage/store_read.h"
+#include "storage/store_promote.h"
 #include "storage/store_series.h"
+#include "storage/store_tree.h"
 
 static char dir[] = "/tmp/yard-store-XXXXXX";
 static char path[128];
@@ -199,6 +201,60 @@ test_rollback_only_after_begin(void **state)
 	store_close(st);
 }
 
+/* Trees keep their order (configured first) and every field. */
+static void
+test_tree_round_trip(void **state)
+{
+	struct store *st;
+	struct store_tree t, *v = NULL;
+	struct arena *a = arena_new();
+	size_t n = 0;
+	int64_t pid, id1, id2;
+
+	(void)state;
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	assert_int_equal(store_begin(st), ERR_OK);
+	assert_int_equal(store_project_id(st, "demo", &pid), ERR_OK);
+	memset(&t, 0, sizeof(t));
+	t.project_id = pid;
+	t.name = "pulled";
+	t.url = "/srv/git/x.git";
+	t.branch = "for-next";
+	t.from_mail = true;
+	t.pinned = "0123456789012345678901234567890123456789";
+	t.since = 5;
+	assert_int_equal(store_tree_add(st, &t, &id1), ERR_OK);
+	t.name = "net";
+	t.from_mail = false;
+	t.pinned = NULL;
+	t.owner = "net@example.org";
+	t.pos = 1;
+	assert_int_equal(store_tree_add(st, &t, &id2), ERR_OK);
+	/* A name is unique in its project. */
+	assert_int_not_equal(store_tree_add(st, &t, NULL), ERR_OK);
+	assert_int_equal(store_tree_list(st, a, pid, &v, &n), ERR_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].name, "net");
+	assert_false(v[0].from_mail);
+	assert_string_equal(v[0].state, "new");
+	assert_string_equal(v[1].name, "pulled");
+	assert_true(v[1].from_mail);
+	assert_null(v[1].owner);
+	v[1].state = "conflict";
+	v[1].last_error = "f: conflict";
+	v[1].commit = v[1].pinned;
+	assert_int_equal(store_tree_update(st, &v[1]), ERR_OK);
+	assert_int_equal(store_tree_delete(st, id2), ERR_OK);
+	assert_int_equal(store_tree_list(st, a, 0, &v, &n), ERR_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].state, "conflict");
+	assert_string_equal(v[0].last_error, "f: conflict");
+	assert_string_equal(v[0].commit, v[0].pinned);
+	assert_int_equal(store_commit(st), ERR_OK);
+	store_close(st);
+	arena_free(a);
+}
+
 int
 main(void)
 {
@@ -206,6 +262,7 @@ main(void)
 		cmocka_unit_test(test_every_statement_prepares),
 		cmocka_unit_test(test_reopen_keeps_schema),
 		cmocka_unit_test(test_message_round_trip),
+		cmocka_unit_test(test_tree_round_trip),
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
 	};
