@@ -660,9 +660,10 @@ diff_path_safe(const char *path)
 }
 
 /*
- * The diffstat, as git format-patch prints it (diff.c: show_stats(),
- * pprint_rename(), diff_summary(); v2.39) with its width of 72 columns
- * (MAIL_DEFAULT_WRAP) and no statGraphWidth or statNameWidth set.
+ * The diffstat, as git prints it (diff.c: show_stats(), pprint_rename(),
+ * diff_summary(); v2.39) with no statGraphWidth or statNameWidth set:
+ * format-patch at 72 columns (MAIL_DEFAULT_WRAP), `git diff --stat` on a
+ * pipe at 80.
  */
 #define STAT_WIDTH 72
 
@@ -799,10 +800,11 @@ struct stat_widths {
 };
 
 static void
-stat_widths(const struct stat_row *rows, size_t n, struct stat_widths *w)
+stat_widths(
+    const struct stat_row *rows, size_t n, int width, struct stat_widths *w)
 {
 	size_t i, max_len = 0;
-	int bin_width = 0, width = STAT_WIDTH;
+	int bin_width = 0;
 
 	memset(w, 0, sizeof(*w));
 	for (i = 0; i < n; i++) {
@@ -970,6 +972,12 @@ stat_file_summary(struct buf *out, const struct diff_file *f)
 enum err
 diff_stat(struct buf *out, const struct diff *d)
 {
+	return diff_stat_width(out, d, STAT_WIDTH);
+}
+
+enum err
+diff_stat_width(struct buf *out, const struct diff *d, int width)
+{
 	struct stat_row *rows;
 	struct stat_widths w;
 	size_t i;
@@ -981,7 +989,7 @@ diff_stat(struct buf *out, const struct diff *d)
 	for (i = 0; i < d->nfiles && e == ERR_OK; i++)
 		e = stat_row_fill(&rows[i], &d->files[i]);
 	if (e == ERR_OK)
-		stat_widths(rows, d->nfiles, &w);
+		stat_widths(rows, d->nfiles, width, &w);
 	for (i = 0; i < d->nfiles && e == ERR_OK; i++)
 		e = stat_line(out, &rows[i], &w);
 	if (e == ERR_OK)
