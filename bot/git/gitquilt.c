@@ -45,6 +45,10 @@ slugs_ok(const struct gitquilt_patch *p, size_t n)
 	size_t i;
 
 	for (i = 0; i < n && ok; i++) {
+		if (p[i].comment) {
+			v[i] = "";
+			continue;
+		}
 		ok = gitquilt_slug_valid(p[i].slug);
 		if (!ok)
 			log_err("gitquilt: bad slug");
@@ -53,7 +57,7 @@ slugs_ok(const struct gitquilt_patch *p, size_t n)
 	if (ok) {
 		qsort(v, n, sizeof(*v), cmp_str);
 		for (i = 1; i < n && ok; i++)
-			if (strcmp(v[i - 1], v[i]) == 0) {
+			if (*v[i] && strcmp(v[i - 1], v[i]) == 0) {
 				log_err("gitquilt: %s: slug given twice", v[i]);
 				ok = false;
 			}
@@ -75,7 +79,9 @@ series_text(struct buf *b, const struct gitquilt_patch *p, size_t n)
 			queue = p[i].queue;
 			e = buf_addf(b, "# %s\n", queue);
 		}
-		if (e == ERR_OK)
+		if (e == ERR_OK && p[i].comment)
+			e = buf_addf(b, "# %s\n", p[i].comment);
+		else if (e == ERR_OK)
 			e = buf_addf(b, "%s.patch\n", p[i].slug);
 	}
 	return e;
@@ -113,6 +119,8 @@ make_tree(
 	if (rc == 0)
 		rc = put_blob(r->repo, dir, "series", buf_cstr(&b), b.n);
 	for (i = 0; i < n && rc == 0; i++) {
+		if (p[i].comment)
+			continue;
 		snprintf(name, sizeof(name), "%s.patch", p[i].slug);
 		rc = put_blob(r->repo, dir, name, p[i].text ? p[i].text : "",
 		    p[i].text ? p[i].len : 0);

@@ -27,6 +27,9 @@ struct gitquilt_patch {
 	const char *queue;
 	const char *text; /* the patch as a mail (mbox-ish), LF ends */
 	size_t len;
+	/* Set instead of a slug: a "# <comment>" line in series at this
+	 * place, and no file (the subsystem trees merged there). */
+	const char *comment;
 };
 
 /* Whether slug can name a patch file (see above). */

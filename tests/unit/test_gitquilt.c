@@ -40,7 +40,7 @@ teardown(void **state)
 
 #define PATCH(s, q, t)                                                         \
 	{                                                                      \
-		(s), (q), (t), sizeof(t) - 1                                   \
+		(s), (q), (t), sizeof(t) - 1, NULL                             \
 	}
 
 static enum err export(
@@ -129,6 +129,35 @@ test_series(void **state)
 	    gt_sh("git -C %s/stage.git fsck --strict --no-progress", tmp), 0);
 }
 
+/* Trees merged into unstable are comment lines of series, no files. */
+static void
+test_tree_lines(void **state)
+{
+	struct gitquilt_patch q[3] = {
+		PATCH("mm-fix-foo", "stable", "From: a\n\nfoo\n"),
+		{ NULL, "unstable", NULL, 0,
+		    "tree net https://example.org/net.git main 0123abcd" },
+		PATCH("mm-add-bar", "unstable", "From: b\n\nbar\n"),
+	};
+	char tip[41];
+	bool changed;
+	char *s;
+
+	(void)state;
+	assert_int_equal(export(q, 3, tip, &changed), ERR_OK);
+	s = show("patches:patches/series");
+	assert_string_equal(s,
+	    "# stable\nmm-fix-foo.patch\n# unstable\n"
+	    "# tree net https://example.org/net.git main 0123abcd\n"
+	    "mm-add-bar.patch");
+	free(s);
+	s = gt_out("git -C %s/stage.git ls-tree -r --name-only patches", tmp);
+	assert_string_equal(s,
+	    "patches/mm-add-bar.patch\npatches/mm-fix-foo.patch\n"
+	    "patches/series");
+	free(s);
+}
+
 static void
 test_bad_slugs(void **state)
 {
@@ -159,6 +188,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_tree_lines),
 		cmocka_unit_test(test_bad_slugs),
 	};
 
