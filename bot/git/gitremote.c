@@ -90,11 +90,47 @@ find_head(git_remote *remote, const char *name)
 	return NULL;
 }
 
-enum err
-gitremote_fetch(
-    struct gitrepo *r, const char *url, const char *branch, char tip[41])
+/* The message of the last libgit2 error into why (when not NULL). */
+static void
+say_why(char *why, size_t n, const char *fallback)
 {
-	char spec[600], src[300], dst[300];
+	const git_error *ge = git_error_last();
+
+	if (why && n)
+		snprintf(why, n, "%s",
+		    ge && ge->message && *ge->message ? ge->message : fallback);
+}
+
+/* "branch" is refs/heads/branch; "tags/x" and "refs/..." name refs. */
+static int
+remote_ref(char *out, size_t n, const char *ref)
+{
+	if (strncmp(ref, "refs/", 5) == 0)
+		return snprintf(out, n, "%s", ref);
+	if (strncmp(ref, "tags/", 5) == 0)
+		return snprintf(out, n, "refs/%s", ref);
+	return snprintf(out, n, "refs/heads/%s", ref);
+}
+
+bool
+gitremote_ref_valid(const char *ref)
+{
+	char full[300];
+	int valid = 0, k;
+
+	if (ref == NULL || *ref == '\0' || strchr(ref, ':') || ref[0] == '-')
+		return false;
+	k = remote_ref(full, sizeof(full), ref);
+	if (k < 0 || (size_t)k >= sizeof(full))
+		return false;
+	return git_reference_name_is_valid(&valid, full) == 0 && valid;
+}
+
+enum err
+gitremote_fetch_ref(struct gitrepo *r, const char *url, const char *ref,
+    const char *dst, char tip[41], char *why, size_t whylen)
+{
+	char spec[700], src[300];
 	char *specp = spec;
 	git_strarray specs = { &specp, 1 };
 	git_fetch_options o;
@@ -102,43 +138,54 @@ gitremote_fetch(
 	git_remote *remote = NULL;
 	const git_remote_head *h;
 	enum err e = ERR_OK;
-	int n1, n2, n3;
+	int n1, n3, valid = 0;
 
 	tip[0] = '\0';
-	if (!gitrepo_branch_valid(branch)) {
-		log_err("gitremote: %s: not a valid branch name", branch);
+	if (why && whylen)
+		why[0] = '\0';
+	n1 = gitremote_ref_valid(ref) ? remote_ref(src, sizeof(src), ref) : -1;
+	if (n1 < 0 || (size_t)n1 >= sizeof(src) ||
+	    git_reference_name_is_valid(&valid, dst) < 0 || !valid) {
+		log_err("gitremote: %s: not a valid ref name", ref);
+		if (why && whylen)
+			snprintf(why, whylen, "%s: not a valid ref name", ref);
 		return ERR_INVAL;
 	}
-	n1 = snprintf(src, sizeof(src), "refs/heads/%s", branch);
-	n2 = snprintf(dst, sizeof(dst), "refs/upstream/%s", branch);
 	n3 = snprintf(spec, sizeof(spec), "+%s:%s", src, dst);
-	if (n1 < 0 || (size_t)n1 >= sizeof(src) || n2 < 0 ||
-	    (size_t)n2 >= sizeof(dst) || n3 < 0 || (size_t)n3 >= sizeof(spec))
+	if (n3 < 0 || (size_t)n3 >= sizeof(spec))
 		return ERR_INVAL;
 	if (local_missing(url)) {
 		log_err("gitremote: %s: no such repository", url);
+		if (why && whylen)
+			snprintf(why, whylen, "%s: no such repository", url);
 		return ERR_NOTFOUND;
 	}
-	if (remote_new(&remote, r, url) < 0)
+	if (remote_new(&remote, r, url) < 0) {
+		say_why(why, whylen, "bad remote");
 		return remote_fail(url, "bad remote");
+	}
 	git_fetch_options_init(&o, GIT_FETCH_OPTIONS_VERSION);
 	o.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
 	o.update_fetchhead = 0;
 	o.callbacks.credentials = credentials;
 	o.callbacks.payload = &cs;
-	if (git_remote_fetch(remote, &specs, &o, "patchyard: fetch upstream") <
-	    0) {
+	if (git_remote_fetch(remote, &specs, &o, "patchyard: fetch") < 0) {
+		say_why(why, whylen, "fetch failed");
 		e = remote_fail(url, "fetch failed");
 		goto out;
 	}
 	if ((h = find_head(remote, src)) == NULL) {
-		log_err("gitremote: %s: has no branch %s", url, branch);
+		log_err("gitremote: %s: has no %s", url, src);
+		if (why && whylen)
+			snprintf(why, whylen, "%s has no %s", url, src);
 		e = ERR_NOTFOUND;
 		goto out;
 	}
 	if ((e = gitrepo_ref(r, dst, tip)))
 		goto out;
-	if (strcmp(tip, git_oid_tostr_s(&h->oid)) != 0) {
+	/* A tag names its commit through the tag object. */
+	if (strcmp(tip, git_oid_tostr_s(&h->oid)) != 0 &&
+	    strncmp(src, "refs/tags/", 10) != 0) {
 		log_err("gitremote: %s: %s not updated", url, dst);
 		e = ERR_GIT;
 	}
@@ -146,6 +193,61 @@ out:
 	git_remote_free(remote);
 	if (e)
 		tip[0] = '\0';
+	return e;
+}
+
+enum err
+gitremote_fetch(
+    struct gitrepo *r, const char *url, const char *branch, char tip[41])
+{
+	char dst[300];
+	int n;
+
+	if (!gitrepo_branch_valid(branch)) {
+		log_err("gitremote: %s: not a valid branch name", branch);
+		return ERR_INVAL;
+	}
+	n = snprintf(dst, sizeof(dst), "refs/upstream/%s", branch);
+	if (n < 0 || (size_t)n >= sizeof(dst))
+		return ERR_INVAL;
+	return gitremote_fetch_ref(r, url, branch, dst, tip, NULL, 0);
+}
+
+enum err
+gitremote_head(
+    struct gitrepo *r, const char *url, const char *ref, char hex[41])
+{
+	struct cred_state cs = { 0 };
+	git_remote_callbacks cb;
+	git_remote *remote = NULL;
+	const git_remote_head *h;
+	char src[300];
+	enum err e = ERR_OK;
+	int n;
+
+	hex[0] = '\0';
+	n = gitremote_ref_valid(ref) ? remote_ref(src, sizeof(src), ref) : -1;
+	if (n < 0 || (size_t)n >= sizeof(src))
+		return ERR_INVAL;
+	if (local_missing(url))
+		return ERR_NOTFOUND;
+	if (remote_new(&remote, r, url) < 0)
+		return remote_fail(url, "bad remote");
+	git_remote_init_callbacks(&cb, GIT_REMOTE_CALLBACKS_VERSION);
+	cb.credentials = credentials;
+	cb.payload = &cs;
+	if (git_remote_connect(remote, GIT_DIRECTION_FETCH, &cb, NULL, NULL) <
+	    0) {
+		e = remote_fail(url, "cannot connect");
+		goto out;
+	}
+	if ((h = find_head(remote, src)) == NULL)
+		e = ERR_NOTFOUND;
+	else
+		git_oid_tostr(hex, 41, &h->oid);
+	git_remote_disconnect(remote);
+out:
+	git_remote_free(remote);
 	return e;
 }
 

@@ -24,6 +24,26 @@
 enum err gitremote_fetch(
     struct gitrepo *r, const char *url, const char *branch, char tip[41]);
 
+/*
+ * Fetch ref of url into dst, forced, without tags: ref is a branch name
+ * ("master" is refs/heads/master), "tags/NAME", or a full "refs/..."
+ * name.  tip gets the fetched commit (a tag peeled).  why (when not
+ * NULL) gets a line saying what went wrong.  Errors as gitremote_fetch.
+ */
+enum err gitremote_fetch_ref(struct gitrepo *r, const char *url,
+    const char *ref, const char *dst, char tip[41], char *why, size_t whylen);
+
+/* Whether ref is something gitremote_fetch_ref() takes. */
+bool gitremote_ref_valid(const char *ref);
+
+/*
+ * What ref (as for gitremote_fetch_ref) names at url now, without
+ * fetching anything (git ls-remote).  ERR_NOTFOUND when url has no such
+ * ref, ERR_NET when it cannot be reached.
+ */
+enum err gitremote_head(
+    struct gitrepo *r, const char *url, const char *ref, char hex[41]);
+
 /* The most refs one push takes. */
 #define GITREMOTE_MAX_PUSH 16
 
