@@ -46,6 +46,9 @@ static const char usage_text[] =
     "  stage REF [--series]          add to the unstable queue\n"
     "  drop REF REASON [WORDS...]    drop (nacked, to-be-updated, ...)\n"
     "  graduate REF                  move to the stable queue\n"
+    "  graduate --plan [--json]      what the promotion policy moves, and "
+    "why not\n"
+    "  graduate --auto               apply the promotion policy once\n"
     "  fold REF SLUG                 fold a fix-up into a staged patch\n"
     "  state REF new|changes-requested|rejected\n"
     "  withdraw REF                  drop as withdrawn\n"
@@ -336,8 +339,8 @@ cli_local_user(void)
  * the terminal.  The words after REF are read as the command line a
  * maintainer would mail, so both paths share the parser and its checks.
  */
-static int
-cmd_verb(struct cli *c)
+int
+cli_verb_cmd(struct cli *c)
 {
 	struct buf line = BUF_INIT, msg = BUF_INIT;
 	struct command *cmds = NULL;
@@ -463,12 +466,12 @@ static const struct subcommand {
 	{ "list", cmd_list },
 	{ "show", cmd_show },
 	{ "am", cli_am_cmd },
-	{ "stage", cmd_verb },
-	{ "drop", cmd_verb },
-	{ "graduate", cmd_verb },
-	{ "fold", cmd_verb },
-	{ "state", cmd_verb },
-	{ "withdraw", cmd_verb },
+	{ "stage", cli_verb_cmd },
+	{ "drop", cli_verb_cmd },
+	{ "graduate", cli_graduate_cmd },
+	{ "fold", cli_verb_cmd },
+	{ "state", cli_verb_cmd },
+	{ "withdraw", cli_verb_cmd },
 	{ "send", cmd_send },
 	{ "retest", cli_retest_cmd },
 	{ "test", cli_test_cmd },

@@ -33,6 +33,12 @@ enum err cli_open_db(struct cli *c, enum store_mode mode);
 /* The local user, as the actor of terminal commands. */
 const char *cli_local_user(void);
 
+/* cli.c: stage, drop, graduate REF, fold, state, withdraw. */
+int cli_verb_cmd(struct cli *c);
+
+/* cli_forward.c: `patchyard graduate` (REF, --plan, --auto). */
+int cli_graduate_cmd(struct cli *c);
+
 /* cli_config.c: `patchyard config`. */
 int cli_config_cmd(struct cli *c);
 

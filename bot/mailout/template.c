@@ -659,7 +659,7 @@ const char *const template_mail_events[] = { "staged", "updated", "graduated",
 static const char *const names_staged[] = { COMMON_NAMES, NULL };
 static const char *const names_updated[] = { COMMON_NAMES, "old_version",
 	"interdiff", NULL };
-static const char *const names_graduated[] = { COMMON_NAMES, NULL };
+static const char *const names_graduated[] = { COMMON_NAMES, "policy", NULL };
 static const char *const names_merged[] = { COMMON_NAMES, "how", "commit",
 	"commit_title", "upstream", NULL };
 static const char *const names_dropped[] = { COMMON_NAMES, "reason", "words",

@@ -125,6 +125,8 @@ enum err template_render(
  *   URL of the patch), queue (unstable | stable; empty when not staged)
  * updated: old_version, interdiff (text; empty when only the message or
  *   trailers changed)
+ * graduated: policy (what the promotion policy saw, when it moved the
+ *   patch; empty when a maintainer did)
  * merged: how (exact | link | changed), commit (abbreviated id),
  *   commit_title, upstream (branch)
  * dropped: reason (nacked | to-be-updated | withdrawn | obsolete |

@@ -513,10 +513,13 @@ do_drop(struct workflow *w, const struct target *t, const struct who *who,
 	return e;
 }
 
+/* policy: NULL from a maintainer, else what the promotion policy saw
+ * (for the event and the mail). */
 static enum err
 do_graduate(struct workflow *w, const struct target *t, const struct who *who,
-    struct buf *msg)
+    const char *policy, struct buf *msg)
 {
+	struct notify_kv kv[] = { { "policy", policy }, { NULL, NULL } };
 	size_t i;
 	enum err e = ERR_OK;
 
@@ -533,8 +536,9 @@ do_graduate(struct workflow *w, const struct target *t, const struct who *who,
 	}
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
 		if ((e = queue_end(w, t, &t->p[i], "stable")) == ERR_OK)
-			e = changed(
-			    w, t, &t->p[i], "graduated", who, NULL, NULL);
+			e = changed(w, t, &t->p[i], "graduated", who,
+			    policy ? "promotion policy" : NULL,
+			    policy ? kv : NULL);
 		if (e == ERR_OK)
 			buf_addf(msg, "%s%s", i ? ", " : "", t->p[i].slug);
 	}
@@ -543,15 +547,28 @@ do_graduate(struct workflow *w, const struct target *t, const struct who *who,
 	return e;
 }
 
+/*
+ * A staged patch keeps its place: "changes-requested" marks it (the
+ * promotion policy holds it until a new version arrives or the mark is
+ * lifted), "new" lifts the mark.
+ */
+static bool
+markable(const struct store_patch *p, const char *state)
+{
+	return state_is(p, "staged") &&
+	    (strcmp(state, "changes-requested") == 0 ||
+	        strcmp(state, "new") == 0);
+}
+
 static enum err
 do_state(struct workflow *w, const struct target *t, const struct who *who,
     const char *state, struct buf *msg)
 {
-	size_t i;
+	size_t i, marked = 0;
 	enum err e = ERR_OK;
 
 	for (i = 0; i < t->n; i++)
-		if (!unstaged(&t->p[i]))
+		if (!unstaged(&t->p[i]) && !markable(&t->p[i], state))
 			say_state(msg, &t->p[i]);
 	if (msg->n || t->n == 0) {
 		buf_adds(msg,
@@ -561,13 +578,24 @@ do_state(struct workflow *w, const struct target *t, const struct who *who,
 		return ERR_CONFLICT;
 	}
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
-		t->p[i].state = state;
+		if (state_is(&t->p[i], "staged"))
+			marked++;
+		else
+			t->p[i].state = state;
 		e = changed(w, t, &t->p[i], "state", who, state, NULL);
 		if (e == ERR_OK)
 			buf_addf(msg, "%s%s", i ? ", " : "", t->p[i].slug);
 	}
-	if (e == ERR_OK)
-		buf_addf(msg, ": now %s", state);
+	if (e == ERR_OK && marked == t->n)
+		buf_addf(msg,
+		    strcmp(state, "new") == 0
+		        ? ": stays staged; the promotion policy may "
+		          "graduate it again"
+		        : ": stays staged, but the promotion policy holds "
+		          "it back until a new version arrives");
+	else if (e == ERR_OK)
+		buf_addf(msg, ": now %s%s", state,
+		    marked ? " (the staged ones are marked)" : "");
 	return e;
 }
 
@@ -717,7 +745,7 @@ run(struct workflow *w, const struct command *c, const struct target *t,
 	case CMD_WITHDRAW:
 		return do_drop(w, t, who, "withdrawn", NULL, msg);
 	case CMD_GRADUATE:
-		return do_graduate(w, t, who, msg);
+		return do_graduate(w, t, who, NULL, msg);
 	case CMD_STATE:
 		return do_state(w, t, who, c->arg, msg);
 	case CMD_FOLD:
@@ -880,4 +908,24 @@ workflow_check(struct workflow *w, const char *email, const char *label,
 	if (e == ERR_OK)
 		e = do_check(w, &t, &who, &c, k->summary, msg);
 	return e;
+}
+
+/* ---- by the promotion policy ---- */
+
+enum err
+workflow_promote(
+    struct workflow *w, int64_t patch, const char *policy, struct buf *msg)
+{
+	struct who who = { NULL, NULL, 0 };
+	struct store_patch p;
+	struct target t;
+	enum err e;
+
+	arena_reset(w->a);
+	w->now = time_now();
+	if ((e = store_patch_get(w->st, w->a, patch, &p)) != ERR_OK)
+		return e;
+	if ((e = load_target(w, p.series_id, patch, false, &t)) != ERR_OK)
+		return e;
+	return do_graduate(w, &t, &who, policy ? policy : "", msg);
 }

@@ -65,4 +65,14 @@ enum err workflow_check(struct workflow *w, const char *email,
 enum err workflow_replace_staged(struct workflow *w, struct store_patch *p,
     struct store_patch *o, const char *actor, int64_t msg_id);
 
+/*
+ * Graduate one staged patch of the unstable queue by the promotion
+ * policy (bot/workflow/promote.c), through the path #yard graduate
+ * takes, in the caller's transaction: the event names the policy, the
+ * mail says what it saw (policy, one line).  ERR_CONFLICT when the
+ * patch is not in the unstable queue.
+ */
+enum err workflow_promote(
+    struct workflow *w, int64_t patch, const char *policy, struct buf *msg);
+
 #endif

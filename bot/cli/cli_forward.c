@@ -1,0 +1,129 @@
+/*
+ * The way to upstream from the command line: `graduate --plan|--auto`
+ * (the promotion policy), `forward` (the stable queue upstream) and
+ * `trees` (the subsystem trees merged into unstable).  DESIGN.md §12.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bot/cli/clipriv.h"
+#include "bot/workflow/promote.h"
+#include "util/buf.h"
+#include "util/json.h"
+#include "util/timeutil.h"
+
+static void
+plan_json(const struct promote_item *it, size_t n, struct buf *out)
+{
+	struct json j;
+	size_t i;
+	unsigned bit;
+
+	json_init(&j, out, true);
+	json_arr_begin(&j);
+	for (i = 0; i < n; i++) {
+		json_obj_begin(&j);
+		json_key(&j, "project");
+		json_str(&j, it[i].project);
+		json_key(&j, "slug");
+		json_str(&j, it[i].slug);
+		json_key(&j, "title");
+		json_str(&j, it[i].title);
+		json_key(&j, "message_id");
+		json_str(&j, it[i].message_id);
+		json_key(&j, "move");
+		json_bool(&j, it[i].held == 0);
+		json_key(&j, "held_by");
+		json_arr_begin(&j);
+		for (bit = 1; bit && bit <= it[i].held; bit <<= 1)
+			if (it[i].held & bit)
+				json_str(&j, promote_hold_word(bit));
+		json_arr_end(&j);
+		json_key(&j, "why");
+		json_str(&j, it[i].why);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	buf_addc(out, '\n');
+}
+
+/* A line per patch: slug, title, then "stable (what it met)" or
+ * "held: days (2 of 7), review (0 of 1)". */
+static void
+plan_text(const struct promote_item *it, size_t n, struct buf *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		buf_addf(out, "%s\t%s\t", it[i].slug, it[i].title);
+		if (it[i].held)
+			buf_addf(out, "held: %s\n", it[i].why);
+		else
+			buf_addf(out, "stable%s%s%s\n", *it[i].why ? " (" : "",
+			    it[i].why, *it[i].why ? ")" : "");
+	}
+}
+
+static int
+graduate_plan(struct cli *c, bool json)
+{
+	struct promote_item *it = NULL;
+	struct buf out = BUF_INIT;
+	size_t n = 0;
+	int rc = 0;
+
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	if (promote_plan(c->st, &c->conf, c->a, time_now(), &it, &n) != ERR_OK)
+		return 1;
+	if (json)
+		plan_json(it, n, &out);
+	else
+		plan_text(it, n, &out);
+	if (fwrite(out.p ? out.p : "", 1, out.n, stdout) != out.n ||
+	    fflush(stdout) != 0) {
+		perror("patchyard: graduate");
+		rc = 1;
+	}
+	buf_free(&out);
+	return rc;
+}
+
+static int
+graduate_auto(struct cli *c)
+{
+	size_t moved = 0;
+
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	if (promote_auto(c->st, &c->conf, &moved, stdout) != ERR_OK)
+		return 1;
+	if (moved == 0)
+		fprintf(stderr,
+		    "patchyard: the promotion policy moves "
+		    "nothing now (graduate --plan says why)\n");
+	return 0;
+}
+
+int
+cli_graduate_cmd(struct cli *c)
+{
+	bool plan = false, json = false, aut = false;
+	int i;
+
+	if (c->argc < 2 || c->argv[1][0] != '-')
+		return cli_verb_cmd(c);
+	for (i = 1; i < c->argc; i++) {
+		if (strcmp(c->argv[i], "--plan") == 0)
+			plan = true;
+		else if (strcmp(c->argv[i], "--json") == 0)
+			json = true;
+		else if (strcmp(c->argv[i], "--auto") == 0)
+			aut = true;
+		else
+			return cli_usage();
+	}
+	if (plan == aut || (json && !plan))
+		return cli_usage();
+	return plan ? graduate_plan(c, json) : graduate_auto(c);
+}
