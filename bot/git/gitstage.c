@@ -284,3 +284,33 @@ gitstage_build(struct gitrepo *r, const char *base_hex,
 	arena_free(bd.a);
 	return err;
 }
+
+enum err
+gitstage_try(struct gitrepo *r, const char *base_hex,
+    const struct gitstage_entry *e, size_t n, struct gitstage_result *res)
+{
+	struct build bd;
+	git_oid base;
+	enum err err;
+
+	if (!gitpriv_oid(&base, base_hex) || !gitpriv_exists(r, &base)) {
+		log_err("gitstage: %s: no such base commit",
+		    base_hex ? base_hex : "(null)");
+		return ERR_NOTFOUND;
+	}
+	memset(&bd, 0, sizeof(bd));
+	bd.r = r;
+	bd.cname = "patchyard";
+	bd.cemail = "patchyard@localhost";
+	bd.a = arena_new();
+	buf_init(&bd.text, 0);
+	err = set_tip(&bd, &base);
+	if (err == ERR_OK)
+		err = build_all(&bd, e, n, NULL, 0, res);
+	/* A trial: nothing it made is kept. */
+	gitpriv_discard(r);
+	git_tree_free(bd.tree);
+	buf_free(&bd.text);
+	arena_free(bd.a);
+	return err;
+}

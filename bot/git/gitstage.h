@@ -79,4 +79,13 @@ enum err gitstage_build(struct gitrepo *r, const char *base_hex,
     size_t nprev, const char *committer_name, const char *committer_email,
     struct gitstage_result *res, char tip[41]);
 
+/*
+ * Which of the n entries apply on base_hex, in order, each on what the
+ * ones before it made: res[i].how as gitstage_build() would say, and
+ * nothing is kept (no commit in res, nothing on disk).  For finding
+ * what makes a patch conflict: try it without the subsystem trees.
+ */
+enum err gitstage_try(struct gitrepo *r, const char *base_hex,
+    const struct gitstage_entry *e, size_t n, struct gitstage_result *res);
+
 #endif
