@@ -394,3 +394,79 @@ out:
 	arena_free(a);
 	return e;
 }
+
+/* To the tree's owner, Cc the project's maintainers: someone has to fix
+ * the tree or the queue. */
+static void
+tree_recipients(struct notify *n, struct arena *a, const struct notify_tree *t,
+    struct draft *dr)
+{
+	size_t i;
+
+	dr->to = arena_zalloc(a, sizeof(*dr->to));
+	if (t->owner) {
+		dr->to[0].email = t->owner;
+		dr->to[0].name = t->owner_name ? t->owner_name : "";
+		dr->nto = 1;
+	}
+	dr->cc = arena_zalloc(a, (n->conf->nmaintainers + 1) * sizeof(*dr->cc));
+	for (i = 0; i < n->conf->nmaintainers; i++) {
+		const struct conf_maintainer *m = &n->conf->maintainers[i];
+
+		if (m->project &&
+		    (t->project == NULL ||
+		        strcmp(m->project, t->project->name) != 0))
+			continue;
+		dr->cc[dr->ncc].email = m->email;
+		dr->cc[dr->ncc].name = "";
+		dr->ncc++;
+	}
+}
+
+enum err
+notify_tree_conflict(struct notify *n, const struct notify_tree *t)
+{
+	struct arena *a = arena_new();
+	struct draft dr;
+	struct store_msg msg;
+	struct str rest, line;
+	enum err e;
+
+	memset(&dr, 0, sizeof(dr));
+	dr.event = "tree-conflict";
+	e = load(n, dr.event, &dr.tpl);
+	if (e == ERR_OK && t->message_id) {
+		e = store_msg_get(n->st, a, t->message_id, &msg);
+		if (e == ERR_OK)
+			e = mail_refs(n, a, t->message_id, &dr.refs, &dr.nrefs);
+		dr.parent = e == ERR_OK ? msg.msgid : NULL;
+	}
+	if (e != ERR_OK)
+		goto out;
+	dr.d = template_data_new();
+	common(n, dr.d, t->project, 0);
+	if (dr.parent)
+		template_data_set(dr.d, "subject", msg.subject);
+	template_data_set(dr.d, "tree", t->name);
+	template_data_set(dr.d, "tree_url", t->url);
+	template_data_set(dr.d, "tree_branch", t->branch);
+	template_data_set(dr.d, "commit", t->commit);
+	template_data_set(dr.d, "base", t->base);
+	template_data_set(dr.d, "owner", t->owner);
+	template_data_set(dr.d, "owner_name", t->owner_name);
+	template_data_set(dr.d, "against", t->against);
+	template_data_set(dr.d, "details", t->details);
+	rest = str_from(t->files ? t->files : "");
+	while (str_nextline(&rest, &line))
+		if (line.n)
+			template_data_setn(template_data_add(dr.d, "files"),
+			    "file", line.p, line.n);
+	tree_recipients(n, a, t, &dr);
+	dr.contribution = t->contribution_id;
+	dr.event_id = t->event_id;
+	e = queue(n, a, &dr);
+	template_data_free(dr.d);
+out:
+	arena_free(a);
+	return e;
+}

@@ -44,4 +44,26 @@ struct notify_line {
 enum err notify_transcript(struct notify *n, int64_t msg_id,
     int64_t contribution_id, const struct notify_line *lines, size_t nlines);
 
+/* A subsystem tree that did not merge (or broke a patch on top). */
+struct notify_tree {
+	const struct conf_project *project;
+	const char *name;
+	const char *url;
+	const char *branch;
+	const char *commit; /* what was merged */
+	const char *base; /* the stable branch it was merged on */
+	const char *owner; /* told; NULL: the maintainers only */
+	const char *owner_name;
+	const char *against; /* the slug of the patch it broke, or NULL */
+	const char *files; /* conflicting paths, one a line, or NULL */
+	const char *details; /* what went wrong otherwise */
+	int64_t message_id; /* the pull-request mail to answer, or 0 */
+	int64_t contribution_id; /* for the outbox (a patch's), or 0 */
+	int64_t event_id;
+};
+
+/* Queue the tree-conflict mail, linux-next style: to the owner, Cc the
+ * project's maintainers. */
+enum err notify_tree_conflict(struct notify *n, const struct notify_tree *t);
+
 #endif

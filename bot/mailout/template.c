@@ -645,7 +645,7 @@ template_render(
 
 const char *const template_mail_events[] = { "staged", "updated", "graduated",
 	"merged", "dropped", "conflict", "test-failed", "command-reply",
-	"version-from-other-sender", NULL };
+	"version-from-other-sender", "tree-conflict", NULL };
 
 /*
  * What every mail template may use.  Values the workflow does not know
@@ -677,9 +677,14 @@ static const char *const names_command_reply[] = { COMMON_NAMES, "requester",
 static const char *const names_other_sender[] = { COMMON_NAMES, "sender", "why",
 	"new_message_id", "new_version", "new_link", NULL };
 
+static const char *const names_tree_conflict[] = { COMMON_NAMES, "tree",
+	"tree_url", "tree_branch", "commit", "base", "owner", "owner_name",
+	"against", "files", "files.file", "details", NULL };
+
 static const char *const *const mail_names[] = { names_staged, names_updated,
 	names_graduated, names_merged, names_dropped, names_conflict,
-	names_test_failed, names_command_reply, names_other_sender };
+	names_test_failed, names_command_reply, names_other_sender,
+	names_tree_conflict };
 
 const char *const *
 template_mail_names(const char *event)

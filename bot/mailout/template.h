@@ -135,6 +135,13 @@ enum err template_render(
  * conflict: base (upstream commit), details (what did not apply)
  * test-failed: context, commit, summary, log (its tail, already cut),
  *   log_url
+ * tree-conflict (about a subsystem tree, not a patch: the patch names
+ *   are empty): tree (its name), tree_url, tree_branch, commit (what
+ *   was merged), base (the stable branch it was merged on), owner and
+ *   owner_name (who is told), against (the slug of the patch it broke,
+ *   when the merge itself was clean), a list files with file per
+ *   conflicting path, details (what went wrong when no file is named),
+ *   subject (of the pull-request mail it answers, or empty)
  * command-reply: requester (display name), and a list commands with,
  *   per command line, line (as written), status (accepted | refused),
  *   message (what happened or why not)

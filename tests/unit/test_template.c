@@ -66,6 +66,43 @@ add_event_values(struct template_data *d, const char *variant)
 		    " \treturn frob_one(page);");
 	} else if (strcmp(variant, "graduated") == 0) {
 		template_data_set(d, "queue", "stable");
+	} else if (strcmp(variant, "graduated-policy") == 0) {
+		template_data_set(d, "queue", "stable");
+		template_data_set(d, "actor", "");
+		template_data_set(
+		    d, "policy", "8 days in unstable, tests passed, 2 reviews");
+	} else if (strncmp(variant, "tree-conflict", 13) == 0) {
+		/* About a tree: no patch. */
+		static const char *const patch_names[] = { "url", "subject",
+			"title", "slug", "author", "author_name",
+			"author_email", "message_id", "version", "actor",
+			"link", "queue" };
+		size_t i;
+
+		for (i = 0; i < sizeof(patch_names) / sizeof(patch_names[0]);
+		     i++)
+			template_data_set(d, patch_names[i], "");
+		template_data_set(d, "tree", "net-next");
+		template_data_set(d, "tree_url",
+		    "https://git.example.org/netdev/net-next.git");
+		template_data_set(d, "tree_branch", "main");
+		template_data_set(d, "commit", "0c1d2e3f4a5b");
+		template_data_set(d, "base", "9e8d7c6b5a41");
+		template_data_set(d, "owner", "netdev@example.org");
+		template_data_set(d, "owner_name", "Net Maintainer");
+		if (strcmp(variant, "tree-conflict") == 0) {
+			c = template_data_add(d, "files");
+			template_data_set(c, "file", "mm/frob.c");
+			c = template_data_add(d, "files");
+			template_data_set(c, "file", "include/linux/frob.h");
+		} else {
+			template_data_set(
+			    d, "against", "mm-fix-the-frobnicator.patch");
+			c = template_data_add(d, "files");
+			template_data_set(c, "file", "mm/frob.c");
+			template_data_set(
+			    d, "subject", "[GIT PULL] net-next for mm");
+		}
 	} else if (strcmp(variant, "merged") == 0) {
 		template_data_set(d, "queue", "stable");
 		template_data_set(d, "how", "exact");
@@ -193,7 +230,10 @@ test_golden(void **state)
 		{ "test-failed", "test-failed" },
 		{ "test-failed", "test-failed-dropped" },
 		{ "command-reply", "command-reply" },
-		{ "version-from-other-sender", "version-from-other-sender" } };
+		{ "version-from-other-sender", "version-from-other-sender" },
+		{ "graduated", "graduated-policy" },
+		{ "tree-conflict", "tree-conflict" },
+		{ "tree-conflict", "tree-conflict-patch" } };
 	size_t i, j;
 
 	(void)state;
