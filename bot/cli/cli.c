@@ -24,6 +24,7 @@
 #include "bot/workflow/stage.h"
 #include "bot/workflow/workflow.h"
 #include "parsers/limits.h"
+#include "parsers/msgid.h"
 #include "storage/store_run.h"
 #include "util/log.h"
 #include "util/timeutil.h"
@@ -58,6 +59,8 @@ static const char usage_text[] =
     "  test [REF]                    test what is staged, until done\n"
     "  run [--once]                  the daemon: sources, workers, timers\n"
     "  status [--json]               sources, queues, outbox, last runs\n"
+    "  trees [--json]                the subsystem trees merged into "
+    "unstable\n"
     "  config                        check the config, print it with "
     "defaults\n"
     "  serve [--listen ADDR:PORT] [--timeout S] [--connections N]\n"
@@ -334,6 +337,23 @@ cli_local_user(void)
 	return pw ? pw->pw_name : "operator";
 }
 
+/* A Message-ID of a mail that is no patch: a pull request's tree. */
+static enum err
+local_msg(struct cli *c, struct workflow *w, const struct command *cmd,
+    struct buf *msg)
+{
+	struct str id = msgid_from_user(str_from(c->argv[1]));
+	char *copy;
+	enum err e;
+
+	if (id.p == NULL)
+		return ERR_NOTFOUND;
+	copy = str_dup(id);
+	e = workflow_local_msg(w, cmd, copy, local_user(), msg);
+	free(copy);
+	return e;
+}
+
 /*
  * stage, drop, graduate, fold, state, withdraw: the mail commands from
  * the terminal.  The words after REF are read as the command line a
@@ -371,11 +391,12 @@ cli_verb_cmd(struct cli *c)
 	if ((e = store_begin(c->st)) != ERR_OK)
 		goto out;
 	e = show_resolve(c->st, c->argv[1], &cid, &sid, &pid);
-	if (e == ERR_OK) {
-		w = workflow_new(c->st, &c->conf);
+	w = workflow_new(c->st, &c->conf);
+	if (e == ERR_OK)
 		e = workflow_local(
 		    w, &cmds[0], cid, sid, pid, cli_local_user(), &msg);
-	}
+	else if (e == ERR_NOTFOUND && cid == 0)
+		e = local_msg(c, w, &cmds[0], &msg);
 	if (e == ERR_OK && (e = store_commit(c->st)) == ERR_OK) {
 		printf("%s\n", buf_cstr(&msg));
 		rc = 0;
@@ -477,6 +498,7 @@ static const struct subcommand {
 	{ "test", cli_test_cmd },
 	{ "rebuild", cmd_worker },
 	{ "upstream", cmd_worker },
+	{ "trees", cli_trees_cmd },
 	{ "config", cli_config_cmd },
 	{ "serve", cli_serve_cmd },
 	{ "publish", cli_publish_cmd },

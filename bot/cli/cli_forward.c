@@ -8,6 +8,7 @@
 
 #include "bot/cli/clipriv.h"
 #include "bot/workflow/promote.h"
+#include "bot/workflow/trees.h"
 #include "util/buf.h"
 #include "util/json.h"
 #include "util/timeutil.h"
@@ -126,4 +127,42 @@ cli_graduate_cmd(struct cli *c)
 	if (plan == aut || (json && !plan))
 		return cli_usage();
 	return plan ? graduate_plan(c, json) : graduate_auto(c);
+}
+
+/* `patchyard trees [--json]`: the configured trees are brought in step
+ * with the configuration first, so a new [tree] shows at once. */
+int
+cli_trees_cmd(struct cli *c)
+{
+	bool json = false;
+	size_t i;
+	enum err e;
+	int k;
+
+	for (k = 1; k < c->argc; k++) {
+		if (strcmp(c->argv[k], "--json") == 0)
+			json = true;
+		else
+			return cli_usage();
+	}
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	e = store_begin(c->st);
+	for (i = 0; i < c->conf.nprojects && e == ERR_OK; i++) {
+		struct store_tree *v;
+		size_t n;
+		int64_t pid;
+
+		e = store_project_id(c->st, c->conf.projects[i].name, &pid);
+		if (e == ERR_OK)
+			e = trees_load(c->st, c->a, &c->conf,
+			    &c->conf.projects[i], pid, time_now(), &v, &n);
+	}
+	if (e == ERR_OK)
+		e = store_commit(c->st);
+	else
+		store_rollback(c->st);
+	if (e == ERR_OK)
+		e = trees_show(c->st, json, stdout);
+	return e == ERR_OK ? 0 : 1;
 }

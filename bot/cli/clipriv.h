@@ -36,8 +36,10 @@ const char *cli_local_user(void);
 /* cli.c: stage, drop, graduate REF, fold, state, withdraw. */
 int cli_verb_cmd(struct cli *c);
 
-/* cli_forward.c: `patchyard graduate` (REF, --plan, --auto). */
+/* cli_forward.c: `patchyard graduate` (REF, --plan, --auto), `trees`,
+ * `forward`. */
 int cli_graduate_cmd(struct cli *c);
+int cli_trees_cmd(struct cli *c);
 
 /* cli_config.c: `patchyard config`. */
 int cli_config_cmd(struct cli *c);

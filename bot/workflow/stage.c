@@ -13,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/git/gitmerge.h"
 #include "bot/git/gitquilt.h"
 #include "bot/git/gitremote.h"
 #include "bot/git/gitscan.h"
 #include "bot/git/gitstage.h"
 #include "bot/mailout/notify.h"
+#include "bot/workflow/trees.h"
 #include "parsers/date.h"
 #include "parsers/mail.h"
 #include "parsers/msgid.h"
@@ -61,6 +63,21 @@ struct qpatch {
 	size_t nfixups;
 };
 
+/* A subsystem tree during one rebuild. */
+struct tbuild {
+	struct store_tree t;
+	bool skip; /* left out of this build (after a conflict) */
+	bool in; /* merged into this build */
+	bool upstream; /* nothing to merge: the base has it */
+	bool conflict;
+	bool missing; /* its commit is not in the repository */
+	char tip[41]; /* the unstable base just after its merge */
+	struct buf files; /* conflicting paths, one a line */
+	const char *against; /* the slug of the patch it broke */
+	const char *details;
+	char line[700]; /* its line in the quilt series */
+};
+
 static enum err
 event(struct stager *s, const char *kind, const struct qpatch *q,
     const char *detail, int64_t *id)
@@ -75,6 +92,12 @@ event(struct stager *s, const char *kind, const struct qpatch *q,
 	e.patch_id = q->row.id;
 	e.detail = detail;
 	return store_event_add(s->st, &e, id);
+}
+
+static bool
+same_str(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
 }
 
 /* ---- composing a patch ---- */
@@ -389,22 +412,35 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 	return e;
 }
 
+/* The queue as quilt: stable patches, the trees merged into unstable
+ * ("# tree NAME URL BRANCH COMMIT"), the unstable patches. */
 static enum err
-export_quilt(struct stager *s, struct qpatch *q, size_t n)
+export_quilt(struct stager *s, struct qpatch *q, size_t n, size_t nstable,
+    const struct tbuild *tb, size_t ntb)
 {
-	struct gitquilt_patch *qp = xcalloc(n ? n : 1, sizeof(*qp));
+	struct gitquilt_patch *qp = xcalloc(n + ntb + 1, sizeof(*qp));
 	char tip[41];
 	bool changed;
-	size_t i;
+	size_t i, k = 0;
 	enum err e;
 
-	for (i = 0; i < n; i++) {
-		qp[i].slug = q[i].row.slug;
-		qp[i].queue = q[i].row.queue;
-		qp[i].text = buf_cstr(&q[i].text);
-		qp[i].len = q[i].text.n;
+	for (i = 0; i <= n; i++) {
+		size_t t;
+
+		for (t = 0; i == nstable && t < ntb; t++) {
+			if (!tb[t].in)
+				continue;
+			qp[k].queue = "unstable";
+			qp[k++].comment = arena_strdup(s->a, tb[t].line);
+		}
+		if (i == n)
+			break;
+		qp[k].slug = q[i].row.slug;
+		qp[k].queue = q[i].row.queue;
+		qp[k].text = buf_cstr(&q[i].text);
+		qp[k++].len = q[i].text.n;
 	}
-	e = gitquilt_export(s->repo, qp, n, "patchyard: the queue changed",
+	e = gitquilt_export(s->repo, qp, k, "patchyard: the queue changed",
 	    "patchyard", s->conf->bot_address, s->now, 0, tip, &changed);
 	free(qp);
 	return e;
@@ -458,15 +494,256 @@ base_commit(struct stager *s)
 	return e;
 }
 
+/* ---- subsystem trees ---- */
+
+/* The project's trees, each fetched once if it never was. */
+static enum err
+load_trees(struct stager *s, struct tbuild **out, size_t *n)
+{
+	struct store_tree *v = NULL;
+	size_t i;
+	enum err e = trees_load(
+	    s->st, s->a, s->conf, s->p, s->project_id, s->now, &v, n);
+
+	*out = xcalloc(*n ? *n : 1, sizeof(**out));
+	for (i = 0; i < *n && e == ERR_OK; i++) {
+		(*out)[i].t = v[i];
+		buf_init(&(*out)[i].files, 0);
+		if (v[i].commit == NULL && strcmp(v[i].state, "failed") != 0)
+			e = trees_fetch(s->repo, s->a, &(*out)[i].t, s->now);
+	}
+	return e;
+}
+
+static void
+free_trees(struct tbuild *tb, size_t n)
+{
+	size_t i;
+
+	for (i = 0; tb && i < n; i++)
+		buf_free(&tb[i].files);
+	free(tb);
+}
+
+/*
+ * Merge the trees in order onto tip (the stable branch): each that is
+ * not skipped, has a commit, and is not in the base already.  A tree
+ * that conflicts is left out; the next merges on what was merged
+ * before it.  *top gets the unstable base.
+ */
+static enum err
+merge_trees(struct stager *s, struct tbuild *tb, size_t n, const char *tip,
+    char top[41])
+{
+	size_t i;
+	enum err e = ERR_OK;
+
+	snprintf(top, 41, "%s", tip);
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		struct tbuild *t = &tb[i];
+		char out[41];
+
+		t->in = t->upstream = t->missing = false;
+		if (!t->skip)
+			buf_reset(&t->files);
+		if (t->skip || t->t.commit == NULL)
+			continue;
+		if (!gitrepo_has(s->repo, t->t.commit)) {
+			t->details = "its commit is not in the staging "
+			             "repository (run patchyard upstream)";
+			t->missing = true;
+			continue;
+		}
+		if (gitmerge_contains(s->repo, s->base, t->t.commit)) {
+			t->upstream = true;
+			continue;
+		}
+		e = gitmerge_commit(s->repo, top, t->t.commit,
+		    trees_merge_message(s->a, &t->t), "patchyard",
+		    s->conf->bot_address, t->t.since, out, &t->files);
+		if (e == ERR_CONFLICT || e == ERR_GIT) {
+			t->conflict = true;
+			t->skip = true;
+			t->details = e == ERR_GIT ? "the merge failed" : NULL;
+			log_warn("stage: %s: the %s tree does not merge",
+			    s->p->name, t->t.name);
+			e = ERR_OK;
+			continue;
+		}
+		if (e != ERR_OK)
+			break;
+		t->in = true;
+		snprintf(t->tip, sizeof(t->tip), "%s", out);
+		snprintf(top, 41, "%s", out);
+		snprintf(t->line, sizeof(t->line), "tree %s %s %s %s",
+		    t->t.name, t->t.url, t->t.branch, t->t.commit);
+	}
+	return e;
+}
+
+static bool
+left_out(const struct gitstage_result *r)
+{
+	return r->how == GITAPPLY_CONFLICT || r->how == GITAPPLY_REFUSED;
+}
+
+/*
+ * After a build whose unstable patches conflicted: did a tree do it?
+ * A patch that applies on stable alone but not on stable + trees is
+ * broken by the first tree after whose merge it stops applying; that
+ * tree is left out (the mailed patches are the core of the proving
+ * ground; a tree's owner can rebase) and true returned, for another
+ * build.  False when the trees are not to blame.
+ */
+static enum err
+blame_trees(struct stager *s, struct tbuild *tb, size_t ntb, const char *tip_s,
+    struct qpatch *q, size_t n, const struct gitstage_result *res, bool *again)
+{
+	struct gitstage_entry *ents = NULL;
+	struct gitstage_result *alone = NULL, *try = NULL;
+	bool *cand = NULL, any = false, merged = false;
+	size_t i, k;
+	enum err e = ERR_OK;
+
+	*again = false;
+	for (i = 0; i < n; i++)
+		any |= left_out(&res[i]);
+	for (k = 0; k < ntb; k++)
+		merged |= tb[k].in;
+	if (!any || !merged)
+		return ERR_OK;
+	ents = xcalloc(n, sizeof(*ents));
+	alone = xcalloc(n, sizeof(*alone));
+	try = xcalloc(n, sizeof(*try));
+	cand = xcalloc(n, sizeof(*cand));
+	for (i = 0; i < n; i++)
+		entry_of(&q[i], &ents[i]);
+	e = gitstage_try(s->repo, tip_s, ents, n, alone);
+	for (i = 0, any = false; i < n && e == ERR_OK; i++)
+		any |= cand[i] = left_out(&res[i]) && !left_out(&alone[i]);
+	for (k = 0; k < ntb && e == ERR_OK && any && !*again; k++) {
+		if (!tb[k].in)
+			continue;
+		e = gitstage_try(s->repo, tb[k].tip, ents, n, try);
+		for (i = 0; i < n && e == ERR_OK && !*again; i++) {
+			if (!cand[i] || !left_out(&try[i]))
+				continue;
+			tb[k].skip = tb[k].conflict = true;
+			tb[k].in = false;
+			tb[k].against = q[i].row.slug;
+			tb[k].details = arena_strdup(s->a, try[i].reason);
+			*again = true;
+			log_warn("stage: %s: the %s tree breaks %s", s->p->name,
+			    tb[k].t.name, q[i].row.slug);
+		}
+	}
+	free(cand);
+	free(try);
+	free(alone);
+	free(ents);
+	return e;
+}
+
+/* The tree-conflict mail, once per tree commit (linux-next style). */
+static enum err
+report_tree(
+    struct stager *s, struct tbuild *t, const struct qpatch *q, size_t n)
+{
+	struct notify_tree nt;
+	struct store_event ev;
+	int64_t evid, contribution = 0;
+	size_t i;
+	enum err e;
+
+	for (i = 0; t->against && i < n; i++)
+		if (strcmp(q[i].row.slug, t->against) == 0)
+			contribution = q[i].contribution;
+	memset(&ev, 0, sizeof(ev));
+	ev.time = s->now;
+	ev.kind = "tree-conflict";
+	ev.contribution_id = contribution;
+	ev.message_id = t->t.message_id;
+	ev.detail = t->t.last_error;
+	if ((e = store_event_add(s->st, &ev, &evid)) != ERR_OK)
+		return e;
+	memset(&nt, 0, sizeof(nt));
+	nt.project = s->p;
+	nt.name = t->t.name;
+	nt.url = t->t.url;
+	nt.branch = t->t.branch;
+	nt.commit = t->t.commit;
+	nt.base = s->base;
+	nt.owner = t->t.owner;
+	nt.against = t->against;
+	nt.files = t->files.n ? buf_cstr(&t->files) : NULL;
+	nt.details = t->details;
+	nt.message_id = t->t.message_id;
+	nt.contribution_id = contribution;
+	nt.event_id = evid;
+	return notify_tree_conflict(s->nt, &nt);
+}
+
+/* What the build made of each tree, saved; new conflicts reported. */
+static enum err
+judge_trees(struct stager *s, struct tbuild *tb, size_t ntb,
+    const struct qpatch *q, size_t n)
+{
+	size_t i;
+	enum err e = ERR_OK;
+
+	for (i = 0; i < ntb && e == ERR_OK; i++) {
+		struct tbuild *t = &tb[i];
+		bool fetch_error = t->t.last_error &&
+		    strncmp(t->t.last_error, "fetch: ", 7) == 0;
+
+		if (t->t.commit == NULL)
+			continue; /* failed: never fetched */
+		if (t->in || t->upstream) {
+			t->t.state = t->in ? "merged" : "upstream";
+			t->t.reported = NULL;
+			if (!fetch_error)
+				t->t.last_error = NULL;
+		} else if (t->missing) {
+			t->t.state = "failed";
+			t->t.last_error = t->details;
+		} else if (t->conflict) {
+			struct buf why = BUF_INIT;
+			struct str rest = buf_str(&t->files), line;
+
+			if (t->against)
+				buf_addf(&why, "breaks %s", t->against);
+			else if (t->files.n)
+				buf_adds(&why, "conflict in");
+			while (!t->against && str_nextline(&rest, &line))
+				buf_addf(&why, " %.*s%s", (int)line.n, line.p,
+				    rest.n ? "," : "");
+			if (t->details)
+				buf_addf(&why, "%s%s", why.n ? ": " : "",
+				    t->details);
+			t->t.state = "conflict";
+			t->t.last_error = arena_strdup(s->a, buf_cstr(&why));
+			buf_free(&why);
+			if (!same_str(t->t.reported, t->t.commit)) {
+				e = report_tree(s, t, q, n);
+				t->t.reported = t->t.commit;
+			}
+		}
+		if (e == ERR_OK)
+			e = store_tree_update(s->st, &t->t);
+	}
+	return e;
+}
+
 static enum err
 rebuild_project(struct stager *s)
 {
 	int64_t *ids = NULL;
-	size_t n = 0, i, nstable = 0;
+	size_t n = 0, i, nstable = 0, ntb = 0;
 	struct qpatch *q = NULL;
 	struct gitstage_result *res = NULL;
-	char tip_s[41], tip_u[41];
-	bool pushed = false;
+	struct tbuild *tb = NULL;
+	char tip_s[41], tip_m[41], tip_u[41];
+	bool pushed = false, again = true;
 	enum err e = base_commit(s);
 
 	if (e == ERR_OK)
@@ -483,8 +760,18 @@ rebuild_project(struct stager *s)
 	if (e == ERR_OK)
 		e = build_branch(s, "stable", s->base, q, nstable, res, tip_s);
 	if (e == ERR_OK)
-		e = build_branch(s, "unstable", tip_s, q + nstable, n - nstable,
-		    res + nstable, tip_u);
+		e = load_trees(s, &tb, &ntb);
+	/* unstable = stable + the trees + the unstable patches; a tree
+	 * that breaks a patch is left out and the build runs again. */
+	while (e == ERR_OK && again) {
+		e = merge_trees(s, tb, ntb, tip_s, tip_m);
+		if (e == ERR_OK)
+			e = build_branch(s, "unstable", tip_m, q + nstable,
+			    n - nstable, res + nstable, tip_u);
+		if (e == ERR_OK)
+			e = blame_trees(s, tb, ntb, tip_s, q + nstable,
+			    n - nstable, res + nstable, &again);
+	}
 	if (e == ERR_OK)
 		e = gitrepo_set_ref(s->repo, "refs/heads/stable", tip_s, NULL,
 		    "patchyard: rebuild");
@@ -492,11 +779,13 @@ rebuild_project(struct stager *s)
 		e = gitrepo_set_ref(s->repo, "refs/heads/unstable", tip_u, NULL,
 		    "patchyard: rebuild");
 	if (e == ERR_OK)
-		e = export_quilt(s, q, n);
+		e = export_quilt(s, q, n, nstable, tb, ntb);
 	if (e == ERR_OK)
 		e = push(s, &pushed);
 	for (i = 0; i < n && e == ERR_OK; i++)
 		e = judge(s, &q[i], &res[i], pushed);
+	if (e == ERR_OK)
+		e = judge_trees(s, tb, ntb, q, n);
 	if (e == ERR_OK)
 		log_info("stage: %s: %zu stable, %zu unstable patches on %.12s",
 		    s->p->name, nstable, n - nstable, s->base);
@@ -505,6 +794,7 @@ rebuild_project(struct stager *s)
 		buf_free(&q[i].diff);
 		buf_free(&q[i].text);
 	}
+	free_trees(tb, ntb);
 	free(q);
 	free(res);
 	free(ids);
@@ -647,6 +937,49 @@ match_commit(struct stager *s, const struct gitscan_commit *c)
 	return e;
 }
 
+/*
+ * The upstream run fetches every tree too.  A tree whose commit
+ * upstream has now has nothing left to merge; one from a pull request
+ * is done then, and its pull request is recorded as merged.
+ */
+static enum err
+fetch_trees(struct stager *s, const char *up)
+{
+	struct tbuild *tb = NULL;
+	size_t n = 0, i;
+	enum err e = load_trees(s, &tb, &n);
+
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		struct store_tree *t = &tb[i].t;
+		bool was_upstream = strcmp(t->state, "upstream") == 0;
+
+		if (t->commit != NULL || strcmp(t->state, "failed") == 0)
+			e = trees_fetch(s->repo, s->a, t, s->now);
+		if (e == ERR_OK && t->commit &&
+		    gitmerge_contains(s->repo, up, t->commit)) {
+			t->state = "upstream";
+			if (!was_upstream && t->from_mail) {
+				struct store_event ev;
+
+				memset(&ev, 0, sizeof(ev));
+				ev.time = s->now;
+				ev.kind = "merged";
+				ev.message_id = t->message_id;
+				ev.detail = t->name;
+				e = store_event_add(s->st, &ev, NULL);
+				log_info("stage: %s: upstream has the %s tree",
+				    s->p->name, t->name);
+			}
+		} else if (e == ERR_OK && was_upstream) {
+			t->state = "new"; /* new commits to merge */
+		}
+		if (e == ERR_OK)
+			e = store_tree_update(s->st, t);
+	}
+	free_trees(tb, n);
+	return e;
+}
+
 static enum err
 upstream_project(struct stager *s)
 {
@@ -671,6 +1004,8 @@ upstream_project(struct stager *s)
 		e = match_commit(s, gitscan_at(scan, i));
 	if (e == ERR_OK)
 		e = store_meta_set(s->st, key, tip);
+	if (e == ERR_OK)
+		e = fetch_trees(s, tip);
 	gitscan_free(scan);
 	free(old);
 	return e;

@@ -17,6 +17,7 @@
 #include "bot/git/gitdiff.h"
 #include "bot/mailout/notify.h"
 #include "bot/workflow/trust.h"
+#include "bot/workflow/trees.h"
 #include "parsers/addr.h"
 #include "storage/store_event.h"
 #include "storage/store_msg.h"
@@ -770,6 +771,47 @@ refusal(enum err e)
 	return e == ERR_PERM || e == ERR_CONFLICT || e == ERR_INVAL;
 }
 
+/* ---- pull requests: trees ---- */
+
+/* The pull request a mail answers: its nearest stored ancestor, when
+ * that is one; 0 otherwise. */
+static int64_t
+answered_pull(struct workflow *w, const struct mail *m)
+{
+	size_t i;
+
+	for (i = m->nrefs; i-- > 0;) {
+		struct store_msg r;
+
+		if (store_msg_find(w->st, w->a, m->refs[i], &r) != ERR_OK)
+			continue;
+		return r.kind == MAIL_PULL ? r.id : 0;
+	}
+	return 0;
+}
+
+/* stage and drop on a pull request stage or drop its tree. */
+static enum err
+run_pull(struct workflow *w, const struct command *c, int64_t pull,
+    const struct who *who, struct buf *msg)
+{
+	if (c->verb == CMD_HELP || c->verb == CMD_BAD) {
+		struct target t;
+
+		memset(&t, 0, sizeof(t));
+		t.project = "";
+		return run(w, c, &t, who, msg);
+	}
+	if (c->verb != CMD_STAGE && c->verb != CMD_DROP) {
+		buf_adds(msg,
+		    "a pull request is staged or dropped as a whole; "
+		    "nothing else applies to it");
+		return ERR_INVAL;
+	}
+	return trees_stage_pull(w->st, w->conf, w->a, pull, c->verb == CMD_DROP,
+	    who->email, who->label, who->msg_id, w->now, msg);
+}
+
 /* ---- by mail ---- */
 
 static enum err
@@ -803,7 +845,7 @@ workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 {
 	struct notify_line *lines;
 	struct who who;
-	int64_t contribution = 0;
+	int64_t contribution = 0, pull;
 	const char *why;
 	size_t i;
 	enum err e = ERR_OK;
@@ -819,12 +861,16 @@ workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 	    *m->from.name ? arena_strdup(w->a, m->from.name) : m->from.email;
 	who.msg_id = msg_id;
 	lines = arena_zalloc(w->a, m->ncommands * sizeof(*lines));
+	pull = series_id ? 0 : answered_pull(w, m);
 	for (i = 0; i < m->ncommands && e == ERR_OK; i++) {
 		const struct command *c = &m->commands[i];
 		struct buf msg = BUF_INIT;
 		struct target t;
 
-		if (c->verb == CMD_BAD || c->verb == CMD_HELP || series_id) {
+		if (pull) {
+			e = run_pull(w, c, pull, &who, &msg);
+		} else if (c->verb == CMD_BAD || c->verb == CMD_HELP ||
+		    series_id) {
 			e = series_id ? load_target(w, series_id, patch_id,
 			                    c->verb == CMD_STAGE && c->arg, &t)
 			              : ERR_OK;
@@ -928,4 +974,21 @@ workflow_promote(
 	if ((e = load_target(w, p.series_id, patch, false, &t)) != ERR_OK)
 		return e;
 	return do_graduate(w, &t, &who, policy ? policy : "", msg);
+}
+
+enum err
+workflow_local_msg(struct workflow *w, const struct command *c,
+    const char *msgid, const char *actor, struct buf *msg)
+{
+	struct who who = { NULL, actor, 0 };
+	struct store_msg r;
+	enum err e;
+
+	arena_reset(w->a);
+	w->now = time_now();
+	if ((e = store_msg_find(w->st, w->a, msgid, &r)) != ERR_OK)
+		return e;
+	if (r.kind != MAIL_PULL)
+		return ERR_NOTFOUND;
+	return run_pull(w, c, r.id, &who, msg);
 }

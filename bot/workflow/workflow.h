@@ -66,6 +66,14 @@ enum err workflow_replace_staged(struct workflow *w, struct store_patch *p,
     struct store_patch *o, const char *actor, int64_t msg_id);
 
 /*
+ * A command from the terminal on a mail that is no patch or series: a
+ * pull request (stage or drop its tree).  ERR_NOTFOUND when msgid names
+ * no such mail; otherwise as workflow_local().
+ */
+enum err workflow_local_msg(struct workflow *w, const struct command *c,
+    const char *msgid, const char *actor, struct buf *msg);
+
+/*
  * Graduate one staged patch of the unstable queue by the promotion
  * policy (bot/workflow/promote.c), through the path #yard graduate
  * takes, in the caller's transaction: the event names the policy, the
