@@ -383,7 +383,7 @@ put_subject(struct buf *b, const struct mailout_msg *m)
 	enum err e;
 
 	e = clean_text(&clean, m->subject, MAILOUT_MAX_SUBJECT);
-	if (e == ERR_OK && m->in_reply_to) {
+	if (e == ERR_OK && m->in_reply_to && !m->keep_subject) {
 		e = mailout_reply_subject(&re, buf_cstr(&clean));
 		buf_free(&clean);
 		clean = re;

@@ -55,6 +55,10 @@ struct mailout_msg {
 	const char *in_reply_to;
 	const char *const *references;
 	size_t nreferences;
+	/* Threaded but not a reply: the subject stays as it is (the
+	 * patches of a series answer its cover letter, as git send-email
+	 * threads them). */
+	bool keep_subject;
 	const char *event; /* X-Patchyard-Event: [a-z-]+ */
 	const char *body; /* UTF-8 text, LF or CRLF line ends */
 	size_t body_len;

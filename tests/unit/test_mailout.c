@@ -367,6 +367,15 @@ test_hostile(void **state)
 		assert_line(v, "to: =?utf-8?q?fake?= <f@example.org>");
 		assert_line(v, "subject: Re: evil Bcc: victim@z.org body end");
 	}
+	/* A patch of a series: threaded to its cover, no "Re:". */
+	m.keep_subject = true;
+	m.subject = "[PATCH 1/2] a: spell five";
+	compose_ok(&m, &msg, &rcpts);
+	assert_non_null(strstr(
+	    buf_cstr(&msg), "\r\nSubject: [PATCH 1/2] a: spell five\r\n"));
+	assert_non_null(
+	    strstr(buf_cstr(&msg), "\r\nIn-Reply-To: <parent@x>\r\n"));
+	m.keep_subject = false;
 	/* The caller's own values are checked, not repaired. */
 	m.message_id = "id\r\nBcc: x@y";
 	assert_int_equal(mailout_compose(&m, &msg, &rcpts), ERR_INVAL);
