@@ -61,6 +61,19 @@ time_fmt_rfc5322(char *out, size_t n, int64_t t, int tz_min)
 }
 
 enum err
+time_fmt_git(char *out, size_t n, int64_t t, int tz_min)
+{
+	struct tm tm;
+	int r, off = tz_min < 0 ? -tz_min : tz_min;
+
+	civil(t + (int64_t)tz_min * 60, &tm);
+	r = snprintf(out, n, "%04d-%02d-%02d %02d:%02d:%02d %c%02d%02d",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+	    tm.tm_sec, tz_min < 0 ? '-' : '+', off / 60, off % 60);
+	return (r < 0 || (size_t)r >= n) ? ERR_LIMIT : ERR_OK;
+}
+
+enum err
 time_fmt_iso(char *out, size_t n, int64_t t)
 {
 	struct tm tm;

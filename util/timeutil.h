@@ -12,6 +12,8 @@ int64_t time_now(void);
 double time_mono(void);
 /* "Thu, 03 Dec 2026 06:53:51 +0000" (RFC 5322), tz_min east of UTC. */
 enum err time_fmt_rfc5322(char *out, size_t n, int64_t t, int tz_min);
+/* "2026-12-03 07:53:51 +0100", git's %ci, tz_min east of UTC. */
+enum err time_fmt_git(char *out, size_t n, int64_t t, int tz_min);
 /* "2026-12-03T06:53:51Z" */
 enum err time_fmt_iso(char *out, size_t n, int64_t t);
 /* "2026-12-03" */

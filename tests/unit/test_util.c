@@ -144,6 +144,9 @@ test_time(void **state)
 	assert_int_equal(time_fmt_iso(out, sizeof(out), 0), ERR_OK);
 	assert_string_equal(out, "1970-01-01T00:00:00Z");
 	assert_int_equal(time_fmt_iso(out, 5, 0), ERR_LIMIT);
+	assert_int_equal(
+	    time_fmt_git(out, sizeof(out), 1796280831, -330), ERR_OK);
+	assert_string_equal(out, "2026-12-03 01:23:51 -0530");
 }
 
 static void
