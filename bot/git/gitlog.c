@@ -124,7 +124,7 @@ gitlog_range(struct gitrepo *r, struct arena *a, const char *base,
 		return ERR_INVAL;
 	if (git_revwalk_new(&w, r->repo) < 0)
 		return gitpriv_fail(r->path, "cannot walk history");
-	git_revwalk_sorting(w, GIT_SORT_TIME);
+	git_revwalk_sorting(w, GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
 	if (git_revwalk_push(w, &h) < 0 ||
 	    (base && *base && git_revwalk_hide(w, &b) < 0)) {
 		git_revwalk_free(w);
