@@ -53,6 +53,7 @@ static const struct {
 	{ "check", CMD_CHECK },
 	{ "withdraw", CMD_WITHDRAW },
 	{ "help", CMD_HELP },
+	{ "forward", CMD_FORWARD },
 };
 
 #define MAX_WORDS 4

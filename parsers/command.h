@@ -25,6 +25,7 @@ enum command_verb {
 	CMD_CHECK,
 	CMD_WITHDRAW,
 	CMD_HELP,
+	CMD_FORWARD, /* the project's stable queue upstream (DESIGN.md §6) */
 };
 
 struct command {

@@ -61,6 +61,7 @@ static const char usage_text[] =
     "  status [--json]               sources, queues, outbox, last runs\n"
     "  trees [--json]                the subsystem trees merged into "
     "unstable\n"
+    "  forward [--dry-run]           send the stable queue upstream\n"
     "  config                        check the config, print it with "
     "defaults\n"
     "  serve [--listen ADDR:PORT] [--timeout S] [--connections N]\n"
@@ -325,6 +326,7 @@ cmd_show(struct cli *c)
 	return show_one(c->st, ref, json);
 }
 
+/* The local user, as the actor of terminal commands. */
 const char *
 cli_local_user(void)
 {
@@ -349,7 +351,7 @@ local_msg(struct cli *c, struct workflow *w, const struct command *cmd,
 	if (id.p == NULL)
 		return ERR_NOTFOUND;
 	copy = str_dup(id);
-	e = workflow_local_msg(w, cmd, copy, local_user(), msg);
+	e = workflow_local_msg(w, cmd, copy, cli_local_user(), msg);
 	free(copy);
 	return e;
 }
@@ -499,6 +501,7 @@ static const struct subcommand {
 	{ "rebuild", cmd_worker },
 	{ "upstream", cmd_worker },
 	{ "trees", cli_trees_cmd },
+	{ "forward", cli_forward_cmd },
 	{ "config", cli_config_cmd },
 	{ "serve", cli_serve_cmd },
 	{ "publish", cli_publish_cmd },

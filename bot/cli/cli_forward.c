@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "bot/cli/clipriv.h"
+#include "bot/workflow/forward.h"
 #include "bot/workflow/promote.h"
+#include "bot/workflow/stage.h"
 #include "bot/workflow/trees.h"
 #include "util/buf.h"
 #include "util/json.h"
@@ -164,5 +166,58 @@ cli_trees_cmd(struct cli *c)
 		store_rollback(c->st);
 	if (e == ERR_OK)
 		e = trees_show(c->st, json, stdout);
+	return e == ERR_OK ? 0 : 1;
+}
+
+/*
+ * `patchyard forward [--dry-run]`: every project that forwards is
+ * rebuilt (and pushed) and its stable queue goes upstream; the mails
+ * are queued for `patchyard send` (the daemon sends them at once).
+ */
+int
+cli_forward_cmd(struct cli *c)
+{
+	struct buf rep = BUF_INIT;
+	bool dry = false;
+	size_t i, n = 0;
+	enum err e = ERR_OK;
+	int k;
+
+	for (k = 1; k < c->argc; k++) {
+		if (strcmp(c->argv[k], "--dry-run") == 0)
+			dry = true;
+		else
+			return cli_usage();
+	}
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
+		return 1;
+	for (i = 0; i < c->conf.nprojects && e == ERR_OK; i++) {
+		const struct conf_project *p = &c->conf.projects[i];
+
+		if (p->forward_to == NULL || p->staging == NULL)
+			continue;
+		n++;
+		if (dry) {
+			e = stage_rebuild_one(c->st, &c->conf, p, &rep, true);
+			continue;
+		}
+		e = store_begin(c->st);
+		if (e == ERR_OK)
+			e = forward_request(c->st, p, cli_local_user());
+		if (e == ERR_OK)
+			e = store_commit(c->st);
+		else
+			store_rollback(c->st);
+		if (e == ERR_OK)
+			e = stage_rebuild_one(c->st, &c->conf, p, &rep, false);
+	}
+	fputs(buf_cstr(&rep), stdout);
+	buf_free(&rep);
+	if (n == 0) {
+		fprintf(stderr,
+		    "patchyard: no project forwards (it needs "
+		    "project.NAME.staging and forward-to)\n");
+		return 1;
+	}
 	return e == ERR_OK ? 0 : 1;
 }

@@ -40,6 +40,10 @@ int cli_verb_cmd(struct cli *c);
  * `forward`. */
 int cli_graduate_cmd(struct cli *c);
 int cli_trees_cmd(struct cli *c);
+int cli_forward_cmd(struct cli *c);
+
+/* cli.c: the local user, the actor of commands from the terminal. */
+const char *cli_local_user(void);
 
 /* cli_config.c: `patchyard config`. */
 int cli_config_cmd(struct cli *c);

@@ -661,7 +661,7 @@ static const char *const names_updated[] = { COMMON_NAMES, "old_version",
 	"interdiff", NULL };
 static const char *const names_graduated[] = { COMMON_NAMES, "policy", NULL };
 static const char *const names_merged[] = { COMMON_NAMES, "how", "commit",
-	"commit_title", "upstream", NULL };
+	"commit_title", "upstream", "forwarded", NULL };
 static const char *const names_dropped[] = { COMMON_NAMES, "reason", "words",
 	"into", NULL };
 static const char *const names_conflict[] = { COMMON_NAMES, "base", "details",

@@ -128,7 +128,8 @@ enum err template_render(
  * graduated: policy (what the promotion policy saw, when it moved the
  *   patch; empty when a maintainer did)
  * merged: how (exact | link | changed), commit (abbreviated id),
- *   commit_title, upstream (branch)
+ *   commit_title, upstream (branch), forwarded ("<msgid> on DATE" when
+ *   patchyard forwarded it upstream; empty otherwise)
  * dropped: reason (nacked | to-be-updated | withdrawn | obsolete |
  *   failures | folded | conflict), words (the rest of the drop command
  *   line), into (the slug folded into)

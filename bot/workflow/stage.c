@@ -19,6 +19,7 @@
 #include "bot/git/gitscan.h"
 #include "bot/git/gitstage.h"
 #include "bot/mailout/notify.h"
+#include "bot/workflow/forward.h"
 #include "bot/workflow/trees.h"
 #include "parsers/date.h"
 #include "parsers/mail.h"
@@ -29,6 +30,7 @@
 #include "storage/store_msg.h"
 #include "storage/store_outbox.h"
 #include "storage/store_patch.h"
+#include "storage/store_promote.h"
 #include "storage/store_read.h"
 #include "storage/store_series.h"
 #include "storage/store_stage.h"
@@ -47,6 +49,11 @@ struct stager {
 	int64_t now;
 	char upref[320];
 	char base[41];
+	struct buf *report; /* what a forward did, for the command line */
+	/* A forward's dry run: build, forward without sending, keep
+	 * nothing (no ref moves, no push; the caller rolls back). */
+	bool dry_run;
+	char tip_s[41]; /* the stable branch this build made */
 };
 
 /* One queued patch, composed for the build and the quilt export. */
@@ -734,6 +741,32 @@ judge_trees(struct stager *s, struct tbuild *tb, size_t ntb,
 	return e;
 }
 
+/*
+ * #yard forward (or patchyard forward) asked for the stable queue to go
+ * upstream: now the branch is built and pushed.  A push that failed
+ * keeps the request for the next rebuild; a project that cannot forward
+ * drops it (the log says why).
+ */
+static enum err
+forward_asked(struct stager *s)
+{
+	char *actor = NULL;
+	enum err e;
+
+	if (!s->dry_run && !forward_requested(s->st, s->p, &actor))
+		return ERR_OK;
+	e = forward_built(s->st, s->conf, s->p, s->project_id, s->repo, s->base,
+	    s->tip_s, actor, s->dry_run, s->report, NULL);
+	if (s->dry_run)
+		return e;
+	free(actor);
+	if (e == ERR_CONFLICT || e == ERR_NET)
+		return ERR_OK;
+	if (e == ERR_OK || e == ERR_CONFIG || e == ERR_INVAL)
+		return forward_done(s->st, s->p);
+	return e;
+}
+
 static enum err
 rebuild_project(struct stager *s)
 {
@@ -773,19 +806,23 @@ rebuild_project(struct stager *s)
 			    n - nstable, res + nstable, &again);
 	}
 	if (e == ERR_OK)
+		snprintf(s->tip_s, sizeof(s->tip_s), "%s", tip_s);
+	if (e == ERR_OK && !s->dry_run)
 		e = gitrepo_set_ref(s->repo, "refs/heads/stable", tip_s, NULL,
 		    "patchyard: rebuild");
-	if (e == ERR_OK)
+	if (e == ERR_OK && !s->dry_run)
 		e = gitrepo_set_ref(s->repo, "refs/heads/unstable", tip_u, NULL,
 		    "patchyard: rebuild");
-	if (e == ERR_OK)
+	if (e == ERR_OK && !s->dry_run)
 		e = export_quilt(s, q, n, nstable, tb, ntb);
-	if (e == ERR_OK)
+	if (e == ERR_OK && !s->dry_run)
 		e = push(s, &pushed);
 	for (i = 0; i < n && e == ERR_OK; i++)
 		e = judge(s, &q[i], &res[i], pushed);
 	if (e == ERR_OK)
 		e = judge_trees(s, tb, ntb, q, n);
+	if (e == ERR_OK)
+		e = forward_asked(s);
 	if (e == ERR_OK)
 		log_info("stage: %s: %zu stable, %zu unstable patches on %.12s",
 		    s->p->name, nstable, n - nstable, s->base);
@@ -803,12 +840,15 @@ rebuild_project(struct stager *s)
 
 static enum err
 with_project(struct store *st, const struct config *conf,
-    const struct conf_project *p, enum err (*fn)(struct stager *))
+    const struct conf_project *p, enum err (*fn)(struct stager *),
+    struct buf *report, bool dry_run)
 {
 	struct stager s;
 	enum err e;
 
 	memset(&s, 0, sizeof(s));
+	s.report = report;
+	s.dry_run = dry_run;
 	s.st = st;
 	s.conf = conf;
 	s.p = p;
@@ -822,7 +862,7 @@ with_project(struct store *st, const struct config *conf,
 		e = store_project_id(st, p->name, &s.project_id);
 		if (e == ERR_OK)
 			e = fn(&s);
-		if (e == ERR_OK)
+		if (e == ERR_OK && !dry_run)
 			e = store_commit(st);
 		if (e != ERR_OK)
 			store_rollback(st);
@@ -842,21 +882,53 @@ stage_rebuild(struct store *st, const struct config *conf)
 	for (i = 0; i < conf->nprojects; i++) {
 		if (conf->projects[i].staging == NULL)
 			continue;
-		e = with_project(st, conf, &conf->projects[i], rebuild_project);
+		e = with_project(
+		    st, conf, &conf->projects[i], rebuild_project, NULL, false);
 		if (e != ERR_OK && first == ERR_OK)
 			first = e;
 	}
 	return first;
 }
 
+enum err
+stage_rebuild_one(struct store *st, const struct config *conf,
+    const struct conf_project *p, struct buf *report, bool dry_run)
+{
+	if (p->staging == NULL) {
+		log_err("stage: %s: no staging repository (set "
+		        "project.%s.staging)",
+		    p->name, p->name);
+		return ERR_CONFIG;
+	}
+	return with_project(st, conf, p, rebuild_project, report, dry_run);
+}
+
 /* ---- upstream ---- */
+
+/* "<msgid> on 2026-12-03" when the patch was forwarded upstream, for
+ * the merged mail; NULL otherwise. */
+static const char *
+forwarded_as(struct stager *s, int64_t patch_id)
+{
+	struct store_forward f;
+	char date[32], line[400];
+
+	if (store_forward_last(s->st, s->a, patch_id, &f) != ERR_OK ||
+	    time_fmt_iso(date, sizeof(date), f.time) != ERR_OK)
+		return NULL;
+	date[10] = '\0';
+	if (snprintf(line, sizeof(line), "<%s> on %s", f.message_id, date) >=
+	    (int)sizeof(line))
+		return NULL;
+	return arena_strdup(s->a, line);
+}
 
 static enum err
 merge_patch(struct stager *s, int64_t patch_id, const char *how,
     const struct gitscan_commit *c)
 {
 	struct qpatch q;
-	struct notify_kv kv[5];
+	struct notify_kv kv[6];
 	int64_t ev;
 	enum err e;
 
@@ -888,7 +960,8 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 	kv[1] = (struct notify_kv){ "commit", c->commit };
 	kv[2] = (struct notify_kv){ "commit_title", c->subject };
 	kv[3] = (struct notify_kv){ "upstream", s->p->upstream };
-	kv[4] = (struct notify_kv){ NULL, NULL };
+	kv[4] = (struct notify_kv){ "forwarded", forwarded_as(s, q.row.id) };
+	kv[5] = (struct notify_kv){ NULL, NULL };
 	return notify_patch(s->nt, "merged", q.row.id, ev, NULL, kv, false);
 }
 
@@ -1022,7 +1095,7 @@ stage_upstream(struct store *st, const struct config *conf)
 
 		if (p->staging == NULL || p->upstream == NULL)
 			continue;
-		e = with_project(st, conf, p, upstream_project);
+		e = with_project(st, conf, p, upstream_project, NULL, false);
 		if (e != ERR_OK && first == ERR_OK)
 			first = e;
 	}

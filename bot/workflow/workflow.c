@@ -16,6 +16,7 @@
 
 #include "bot/git/gitdiff.h"
 #include "bot/mailout/notify.h"
+#include "bot/workflow/forward.h"
 #include "bot/workflow/trust.h"
 #include "bot/workflow/trees.h"
 #include "parsers/addr.h"
@@ -730,12 +731,66 @@ static const char help_text[] =
     "  retest                    run the tests again\n"
     "  check CONTEXT STATE [URL] record a test result (CI addresses)\n"
     "  withdraw                  drop your own patch (its author)\n"
+    "  forward                   send the stable queue upstream "
+    "(maintainers)\n"
     "  help                      this list";
+
+/*
+ * #yard forward: a whole-project maintainer asks for the stable queue to
+ * go upstream; it goes with the next rebuild, once the branch is built
+ * (and pushed, for a pull request).
+ */
+static enum err
+do_forward(struct workflow *w, const struct conf_project *p,
+    const struct who *who, struct buf *msg)
+{
+	size_t i;
+	bool ok = who->email == NULL;
+
+	for (i = 0; p && i < w->conf->nmaintainers && !ok; i++) {
+		const struct conf_maintainer *m = &w->conf->maintainers[i];
+
+		ok = addr_same(m->email, who->email) && m->paths.n == 0 &&
+		    (m->project == NULL || strcmp(m->project, p->name) == 0);
+	}
+	if (p == NULL) {
+		buf_adds(msg, "this mail belongs to no project");
+		return ERR_INVAL;
+	}
+	if (!ok) {
+		buf_addf(msg, "only maintainers of all of %s may forward it",
+		    p->name);
+		return ERR_PERM;
+	}
+	if (p->staging == NULL || p->forward_to == NULL) {
+		buf_addf(msg,
+		    "%s does not forward: it needs a staging repository "
+		    "and project.%s.forward-to",
+		    p->name, p->name);
+		return ERR_CONFLICT;
+	}
+	if (p->forward == CONF_FORWARD_PULL && p->push == NULL) {
+		buf_addf(msg,
+		    "%s forwards pull requests, which need the stable "
+		    "branch pushed: project.%s.push is not set",
+		    p->name, p->name);
+		return ERR_CONFLICT;
+	}
+	buf_addf(msg,
+	    "the stable queue of %s goes to %s as a %s with the next "
+	    "rebuild; patches forwarded before and unchanged since are "
+	    "not sent again",
+	    p->name, p->forward_to,
+	    p->forward == CONF_FORWARD_PULL ? "pull request" : "series");
+	return forward_request(w->st, p, who->label);
+}
 
 static enum err
 run(struct workflow *w, const struct command *c, const struct target *t,
     const struct who *who, struct buf *msg)
 {
+	if (c->verb == CMD_FORWARD)
+		return do_forward(w, t->conf, who, msg);
 	if (!allowed(w, c, t, who, msg))
 		return ERR_PERM;
 	switch (c->verb) {
@@ -758,6 +813,8 @@ run(struct workflow *w, const struct command *c, const struct target *t,
 	case CMD_HELP:
 		buf_adds(msg, help_text);
 		return ERR_OK;
+	case CMD_FORWARD:
+		return ERR_INVAL; /* above */
 	case CMD_BAD:
 		buf_adds(msg, c->error ? c->error : "not a command");
 		return ERR_INVAL;
@@ -814,6 +871,18 @@ run_pull(struct workflow *w, const struct command *c, int64_t pull,
 
 /* ---- by mail ---- */
 
+/* The project of a stored mail (its list), or NULL. */
+static const struct conf_project *
+mail_project(struct workflow *w, int64_t msg_id)
+{
+	struct store_msg r;
+
+	if (store_msg_get(w->st, w->a, msg_id, &r) != ERR_OK ||
+	    r.project_id == 0)
+		return NULL;
+	return config_project(w->conf, store_project_name(w->st, r.project_id));
+}
+
 static enum err
 refuse_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
     int64_t series_id, const char *why)
@@ -867,7 +936,9 @@ workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 		struct buf msg = BUF_INIT;
 		struct target t;
 
-		if (pull) {
+		if (c->verb == CMD_FORWARD && !series_id) {
+			e = do_forward(w, mail_project(w, msg_id), &who, &msg);
+		} else if (pull) {
 			e = run_pull(w, c, pull, &who, &msg);
 		} else if (c->verb == CMD_BAD || c->verb == CMD_HELP ||
 		    series_id) {

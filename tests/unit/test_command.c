@@ -21,7 +21,7 @@
 #define DIR "tests/fixtures/commands/"
 
 static const char *const verb_names[] = { "bad", "stage", "drop", "graduate",
-	"fold", "state", "retest", "check", "withdraw", "help" };
+	"fold", "state", "retest", "check", "withdraw", "help", "forward" };
 
 /* The body of a fixture mail: after the first empty line.  The fixtures
  * are plain 8-bit text, so no MIME decoding is needed here. */

@@ -109,6 +109,15 @@ add_event_values(struct template_data *d, const char *variant)
 		template_data_set(d, "commit", "3f2a1b9c8d7e");
 		template_data_set(d, "commit_title", "mm: fix the frobnicator");
 		template_data_set(d, "upstream", "master");
+	} else if (strcmp(variant, "merged-forwarded") == 0) {
+		template_data_set(d, "queue", "stable");
+		template_data_set(d, "how", "link");
+		template_data_set(d, "commit", "3f2a1b9c8d7e");
+		template_data_set(d, "commit_title", "mm: fix the frobnicator");
+		template_data_set(d, "upstream", "master");
+		template_data_set(d, "forwarded",
+		    "<1796280831.0123456789abcdef.forwarded@yard.example.org> "
+		    "on 2026-12-03");
 	} else if (strcmp(variant, "merged-changed") == 0) {
 		template_data_set(d, "queue", "");
 		template_data_set(d, "how", "changed");
@@ -225,7 +234,8 @@ test_golden(void **state)
 	static const char *const cases[][2] = { { "staged", "staged" },
 		{ "updated", "updated" }, { "graduated", "graduated" },
 		{ "merged", "merged" }, { "merged", "merged-changed" },
-		{ "dropped", "dropped" }, { "dropped", "dropped-folded" },
+		{ "merged", "merged-forwarded" }, { "dropped", "dropped" },
+		{ "dropped", "dropped-folded" },
 		{ "dropped", "dropped-withdrawn" }, { "conflict", "conflict" },
 		{ "test-failed", "test-failed" },
 		{ "test-failed", "test-failed-dropped" },
