@@ -78,6 +78,7 @@ struct tbuild {
 	bool upstream; /* nothing to merge: the base has it */
 	bool conflict;
 	bool missing; /* its commit is not in the repository */
+	bool fetched; /* by load_trees(), just now */
 	char tip[41]; /* the unstable base just after its merge */
 	struct buf files; /* conflicting paths, one a line */
 	const char *against; /* the slug of the patch it broke */
@@ -516,8 +517,10 @@ load_trees(struct stager *s, struct tbuild **out, size_t *n)
 	for (i = 0; i < *n && e == ERR_OK; i++) {
 		(*out)[i].t = v[i];
 		buf_init(&(*out)[i].files, 0);
-		if (v[i].commit == NULL && strcmp(v[i].state, "failed") != 0)
+		if (v[i].commit == NULL && strcmp(v[i].state, "failed") != 0) {
 			e = trees_fetch(s->repo, s->a, &(*out)[i].t, s->now);
+			(*out)[i].fetched = true;
+		}
 	}
 	return e;
 }
@@ -568,10 +571,14 @@ merge_trees(struct stager *s, struct tbuild *tb, size_t n, const char *tip,
 		e = gitmerge_commit(s->repo, top, t->t.commit,
 		    trees_merge_message(s->a, &t->t), "patchyard",
 		    s->conf->bot_address, t->t.since, out, &t->files);
+		if (e == ERR_GIT) {
+			/* libgit2's message, not a list of files. */
+			t->details = arena_strdup(s->a, buf_cstr(&t->files));
+			buf_reset(&t->files);
+		}
 		if (e == ERR_CONFLICT || e == ERR_GIT) {
 			t->conflict = true;
 			t->skip = true;
-			t->details = e == ERR_GIT ? "the merge failed" : NULL;
 			log_warn("stage: %s: the %s tree does not merge",
 			    s->p->name, t->t.name);
 			e = ERR_OK;
@@ -703,9 +710,9 @@ judge_trees(struct stager *s, struct tbuild *tb, size_t ntb,
 		bool fetch_error = t->t.last_error &&
 		    strncmp(t->t.last_error, "fetch: ", 7) == 0;
 
-		if (t->t.commit == NULL)
-			continue; /* failed: never fetched */
-		if (t->in || t->upstream) {
+		if (t->t.commit == NULL) {
+			/* Never fetched: trees_fetch() said why. */
+		} else if (t->in || t->upstream) {
 			t->t.state = t->in ? "merged" : "upstream";
 			t->t.reported = NULL;
 			if (!fetch_error)
@@ -1026,7 +1033,7 @@ fetch_trees(struct stager *s, const char *up)
 		struct store_tree *t = &tb[i].t;
 		bool was_upstream = strcmp(t->state, "upstream") == 0;
 
-		if (t->commit != NULL || strcmp(t->state, "failed") == 0)
+		if (!tb[i].fetched)
 			e = trees_fetch(s->repo, s->a, t, s->now);
 		if (e == ERR_OK && t->commit &&
 		    gitmerge_contains(s->repo, up, t->commit)) {

@@ -83,17 +83,23 @@ def scenario(tmp, daemon_port):
 	url = %s
 	branch = master
 	owner = net@example.org
+[tree "gone"]
+	url = %s/nowhere.git
 [auth]
 	require = none
-''' % (repo.path, staging, sub, clash))
+''' % (repo.path, staging, sub, clash, tmp))
     r = y.run('trees', '--json', check_rc=False)
     t = json.loads(r.stdout) if r.returncode == 0 else []
     check('trees lists the configured trees before any fetch',
-          [(x['name'], x['state'], x['commit']) for x in t] == [('sub', 'new', None), ('net', 'new', None)], t)
+          [(x['name'], x['state'], x['commit']) for x in t] ==
+          [('sub', 'new', None), ('net', 'new', None), ('gone', 'new', None)], t)
     y.run('upstream')
     t = trees(y)
     check('upstream fetches the trees', t.get('sub', {}).get('commit') == sub_tip
           and t.get('net', {}).get('commit') == clash_tip, t)
+    check('a tree that cannot be fetched: failed, and why',
+          t.get('gone', {}).get('state') == 'failed' and 'fetch: ' in (t['gone'].get('last_error') or '')
+          and 'nowhere.git' in t['gone']['last_error'], t.get('gone'))
     base = repo.git('rev-parse', 'master').strip()
 
     p = repo.series([('src/a.c', lambda s: s.replace('a 5\n', 'a five\n'), 'a: spell five')],
