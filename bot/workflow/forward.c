@@ -706,6 +706,17 @@ forward_requested(struct store *st, const struct conf_project *p, char **actor)
 	return yes;
 }
 
+bool
+forward_any_requested(struct store *st, const struct config *conf)
+{
+	size_t i;
+
+	for (i = 0; i < conf->nprojects; i++)
+		if (forward_requested(st, &conf->projects[i], NULL))
+			return true;
+	return false;
+}
+
 enum err
 forward_done(struct store *st, const struct conf_project *p)
 {

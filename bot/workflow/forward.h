@@ -55,6 +55,10 @@ enum err forward_request(
 bool forward_requested(
     struct store *st, const struct conf_project *p, char **actor);
 
+/* Whether any project has a forward asked for: the daemon rebuilds
+ * then (the rebuild forwards). */
+bool forward_any_requested(struct store *st, const struct config *conf);
+
 /* The request is done (forwarded or refused). */
 enum err forward_done(struct store *st, const struct conf_project *p);
 
