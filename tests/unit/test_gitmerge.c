@@ -189,9 +189,10 @@ test_range_and_subjects(void **state)
 	assert_string_equal(one.body, "Why thirty.\n\nAcked-by: X <x@e.org>\n");
 	assert_string_equal(one.parent, base);
 	assert_int_equal(one.author_tz, 60);
-	assert_int_equal(
-	    gitlog_merge_base(stage, head, rev("ours"), mb), ERR_OK);
+	git = rev("ours");
+	assert_int_equal(gitlog_merge_base(stage, head, git, mb), ERR_OK);
 	assert_string_equal(mb, base);
+	free(git);
 	buf_free(&b);
 	free(base);
 	free(head);
