@@ -270,6 +270,7 @@ compose(struct stager *s, int64_t patch_id, struct qpatch *q)
 {
 	struct store_series ser;
 	struct mail m;
+	struct str body;
 	const char *msgid;
 	int64_t t;
 	int tz;
@@ -289,10 +290,14 @@ compose(struct stager *s, int64_t patch_id, struct qpatch *q)
 		q->row.author_tz = tz;
 		q->date = arena_str(s->a, m.patch->date).p;
 	}
+	/* The body as git am keeps it ends in a newline: the collected
+	 * trailers join its trailer block without an empty line. */
+	body = m.patch->message;
+	while (body.n && body.p[body.n - 1] == '\n')
+		body.n--;
 	e = buf_addf(&q->msg, "%s\n", m.patch->subject);
-	if (e == ERR_OK && m.patch->message.n)
-		e = buf_addf(&q->msg, "\n%.*s\n", (int)m.patch->message.n,
-		    m.patch->message.p);
+	if (e == ERR_OK && body.n)
+		e = buf_addf(&q->msg, "\n%.*s\n", (int)body.n, body.p);
 	if (e == ERR_OK)
 		e = put_trailers(s, q, msgid);
 	if (e == ERR_OK)

@@ -77,6 +77,9 @@ def scenario(tmp):
     check('stable is upstream', git(staging, 'rev-parse', 'stable').strip() == base0)
     b1 = body(staging, un[0].split('|')[0])
     check('collected trailer in the commit', 'Reviewed-by: Rita Reviewer <rita@example.org>' in b1, b1)
+    check('one trailer block: the collected ones follow the own ones',
+          'Signed-off-by: Ada Author <ada@example.org>\nReviewed-by: Rita Reviewer <rita@example.org>\n'
+          'Link: ' in b1, b1)
     check('Link: to the archive', 'Link: https://lists.example.org/demo/%s/' % msgid(p1) in b1, b1)
     check('committer is the bot', git(staging, 'log', '-1', '--format=%cn <%ce>', un[0].split('|')[0]).strip()
           == 'patchyard <yard@bot.example.org>')
