@@ -424,7 +424,7 @@ cover_mail(
     struct forwarder *fw, const struct fpatch *f, size_t n, struct fmail *m)
 {
 	struct gitlog_commit *c = xcalloc(n, sizeof(*c));
-	struct buf diff = BUF_INIT, stat = BUF_INIT;
+	struct buf diff = BUF_INIT, stat = BUF_INIT, blurb = BUF_INIT;
 	char subject[300];
 	size_t i;
 	enum err e;
@@ -434,15 +434,19 @@ cover_mail(
 	e = diff_and_stat(
 	    fw, f[0].c.parent, f[n - 1].c.id, MAIL_WRAP, &diff, &stat);
 	if (e == ERR_OK)
-		e = buf_addf(&m->body,
-		    "Hi,\n\n"
-		    "%s from the stable queue of %s, for %s.  Each was "
-		    "posted to\n%s, reviewed there and proved in the "
-		    "unstable queue before it\ngraduated; each carries the "
-		    "trailers given on the list and a Link:\nto its "
-		    "discussion.\n\n",
-		    n == 1 ? "One patch" : "These patches", fw->p->name,
-		    fw->p->branch, fw->p->list);
+		e = buf_addf(&blurb,
+		    "The stable queue of %s holds %zu patch%s for %s that "
+		    "%s not been sent before.  Each was posted to %s, "
+		    "reviewed there and proved in the unstable queue before "
+		    "it graduated; each carries the trailers given on the "
+		    "list and a Link: to its discussion.",
+		    fw->p->name, n, n == 1 ? "" : "es", fw->p->branch,
+		    n == 1 ? "has" : "have", fw->p->list);
+	if (e == ERR_OK) {
+		buf_adds(&m->body, "Hi,\n\n");
+		wrap(&m->body, buf_cstr(&blurb), 0, 0, MAIL_WRAP);
+		e = buf_addc(&m->body, '\n');
+	}
 	if (e == ERR_OK) {
 		shortlog(&m->body, c, n, true);
 		e = buf_addf(&m->body, "%s\n", buf_cstr(&stat));
@@ -458,6 +462,7 @@ cover_mail(
 	        fw->p->name) >= (int)sizeof(subject))
 		e = ERR_LIMIT;
 	m->subject = arena_strdup(fw->a, subject);
+	buf_free(&blurb);
 	buf_free(&diff);
 	buf_free(&stat);
 	free(c);
@@ -568,6 +573,7 @@ static enum err
 forward_pull(struct forwarder *fw, struct fpatch *f, size_t n, size_t *sent)
 {
 	struct fmail m;
+	struct buf greeting = BUF_INIT;
 	char tip[41], there[41], subject[300];
 	size_t i;
 	enum err e;
@@ -591,11 +597,15 @@ forward_pull(struct forwarder *fw, struct fpatch *f, size_t n, size_t *sent)
 	}
 	memset(&m, 0, sizeof(m));
 	m.date = fw->now;
-	e = buf_addf(&m.body,
-	    "Hi,\n\nplease pull the stable queue of %s: %zu patch%s, each "
-	    "posted to\n%s, reviewed there and proved in the unstable "
-	    "queue.\n\n",
+	e = buf_addf(&greeting,
+	    "please pull the stable queue of %s: %zu patch%s, each posted "
+	    "to %s, reviewed there and proved in the unstable queue.",
 	    fw->p->name, n, n == 1 ? "" : "es", fw->p->list);
+	if (e == ERR_OK) {
+		buf_adds(&m.body, "Hi,\n\n");
+		wrap(&m.body, buf_cstr(&greeting), 0, 0, MAIL_WRAP);
+		e = buf_addc(&m.body, '\n');
+	}
 	if (e == ERR_OK)
 		e = pull_text(fw, tip, fw->p->push, &m.body);
 	if (e == ERR_OK)
@@ -610,6 +620,7 @@ forward_pull(struct forwarder *fw, struct fpatch *f, size_t n, size_t *sent)
 		e = send_mail(fw, &m);
 	for (i = 0; i < n && e == ERR_OK; i++)
 		e = record(fw, &f[i], m.msgid, "pull");
+	buf_free(&greeting);
 	buf_free(&m.body);
 	*sent = e == ERR_OK ? n : 0;
 	return e;
