@@ -12,6 +12,7 @@
 #include "bot/web/webpriv.h"
 #include "bot/workflow/am.h"
 #include "bot/workflow/show.h"
+#include "bot/workflow/trees.h"
 #include "storage/store_read.h"
 #include "util/esc.h"
 #include "util/json.h"
@@ -207,6 +208,20 @@ webapi_patch(struct web *w, struct store *st, const struct web_req *rq,
 		json_done(rs);
 	}
 	arena_free(a);
+}
+
+void
+webapi_trees(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs)
+{
+	(void)w;
+	(void)rq;
+	if (trees_write(st, true, &rs->body) != ERR_OK) {
+		webapi_error(rs, 503, "the database could not be read");
+		return;
+	}
+	rs->status = 200;
+	rs->type = "application/json";
 }
 
 void

@@ -13,6 +13,7 @@
 #include "parsers/mail.h"
 #include "storage/store_msg.h"
 #include "storage/store_read.h"
+#include "storage/store_tree.h"
 #include "util/esc.h"
 #include "util/log.h"
 
@@ -180,6 +181,33 @@ form_data(struct web *w, struct store *st, struct arena *a,
 	(void)w;
 }
 
+/* The subsystem trees merged into unstable (DESIGN.md §6), on the
+ * first page of the list. */
+static void
+trees_data(struct store *st, struct arena *a, struct template_data *d)
+{
+	struct store_tree *v = NULL;
+	struct template_data *t;
+	size_t n = 0, i;
+
+	if (store_tree_list(st, a, 0, &v, &n) != ERR_OK || n == 0)
+		return;
+	t = template_data_add(d, "trees");
+	for (i = 0; i < n; i++) {
+		struct template_data *r = template_data_add(t, "tree_rows");
+
+		template_data_set(r, "name", v[i].name);
+		template_data_set(
+		    r, "project", store_project_name(st, v[i].project_id));
+		template_data_set(r, "tree_url", v[i].url);
+		template_data_set(r, "branch", v[i].branch);
+		template_data_setf(
+		    r, "commit", "%.12s", v[i].commit ? v[i].commit : "");
+		template_data_set(r, "state", v[i].state);
+		template_data_set(r, "last_error", v[i].last_error);
+	}
+}
+
 void
 webpage_list(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs)
@@ -211,6 +239,8 @@ webpage_list(struct web *w, struct store *st, const struct web_req *rq,
 		template_data_set(d, "has_rows", "1");
 	for (i = 0; i < n; i++)
 		summary_data(template_data_add(d, "rows"), a, &sum[i], rq);
+	if (page == 1)
+		trees_data(st, a, d);
 	if (page > 1 || more) {
 		pg = template_data_add(d, "paging");
 		template_data_setf(pg, "page", "%zu", page);

@@ -83,6 +83,8 @@ void webapi_patch(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, int64_t id, bool checks);
 void webapi_events(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs);
+void webapi_trees(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs);
 void webapi_mbox(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, int64_t id, int version);
 void webapi_feed(struct web *w, struct store *st, const struct web_req *rq,

@@ -214,6 +214,8 @@ get(struct web *w, struct store *st, const struct web_req *rq,
 		webapi_patch(w, st, rq, rs, id, true);
 	} else if (strcmp(p, "/api/events") == 0) {
 		webapi_events(w, st, rq, rs);
+	} else if (strcmp(p, "/api/trees") == 0) {
+		webapi_trees(w, st, rq, rs);
 	} else if (strcmp(p, "/api/checks") == 0) {
 		rs->allow = "POST";
 		webapi_error(rs, 405, "POST a check here");

@@ -204,22 +204,21 @@ trees_merge_message(struct arena *a, const struct store_tree *t)
 /* ---- the listing ---- */
 
 enum err
-trees_show(struct store *st, bool json, FILE *out)
+trees_write(struct store *st, bool json, struct buf *b)
 {
 	struct arena *a = arena_new();
 	struct store_tree *v = NULL;
-	struct buf b = BUF_INIT;
 	struct json j;
 	size_t n = 0, i;
 	enum err e = store_tree_list(st, a, 0, &v, &n);
 
 	if (json) {
-		json_init(&j, &b, true);
+		json_init(&j, b, true);
 		json_arr_begin(&j);
 	}
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		if (!json) {
-			buf_addf(&b, "%s\t%s %s\t%.12s\t%s%s%s\n", v[i].name,
+			buf_addf(b, "%s\t%s %s\t%.12s\t%s%s%s\n", v[i].name,
 			    v[i].url, v[i].branch,
 			    v[i].commit ? v[i].commit : "-", v[i].state,
 			    v[i].last_error ? ": " : "",
@@ -249,13 +248,22 @@ trees_show(struct store *st, bool json, FILE *out)
 	}
 	if (json) {
 		json_arr_end(&j);
-		buf_addc(&b, '\n');
+		buf_addc(b, '\n');
 	}
+	arena_free(a);
+	return e;
+}
+
+enum err
+trees_show(struct store *st, bool json, FILE *out)
+{
+	struct buf b = BUF_INIT;
+	enum err e = trees_write(st, json, &b);
+
 	if (e == ERR_OK &&
 	    (fwrite(b.p ? b.p : "", 1, b.n, out) != b.n || fflush(out) != 0))
 		e = ERR_IO;
 	buf_free(&b);
-	arena_free(a);
 	return e;
 }
 

@@ -48,7 +48,11 @@ enum err trees_fetch(
  * branch 'B' of URL" ("tag" for tags). */
 const char *trees_merge_message(struct arena *a, const struct store_tree *t);
 
-/* `patchyard trees [--json]`: every tree of every project. */
+/* `patchyard trees [--json]` and GET /api/trees: every tree of every
+ * project, a line each (name, URL and branch, commit, state and last
+ * error) or the JSON array of patchyard(1), appended to out. */
+enum err trees_write(struct store *st, bool json, struct buf *out);
+/* The same to a stream. */
 enum err trees_show(struct store *st, bool json, FILE *out);
 
 /*

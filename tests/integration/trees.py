@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Subsystem trees (issue 22) through the command line, with real git
 repositories: a clean tree merged into unstable (a merge commit, the
-patches on top, a '# tree' line in the quilt series), a tree touching
+patches on top, a '# tree' line in the quilt series, the status pages), a tree touching
 the lines of a staged patch left out with a conflict mail to its owner
 (once) while the patch still builds, the same tree conflicting in the
 merge itself once the patch is in stable, a `git request-pull` mail
@@ -9,9 +9,10 @@ served by a real git daemon on loopback staged by a maintainer's
 #yard stage as a third tree, trees --json, and upstream taking a tree:
 its patches are detected like patches, the tree has nothing left to
 merge."""
-import json, os, socket, subprocess, sys, tempfile, shutil, time
+import json, os, socket, subprocess, sys, tempfile, shutil, time, urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from yardlib import *
+from webfix import Server
 
 ADA = ('Ada Author', 'ada@example.org')
 MIA = ('Mia Maint', 'mia@maint.example.org')
@@ -175,6 +176,18 @@ def scenario(tmp, daemon_port):
     check('unstable has its change', 'x three' in git(staging, 'show', 'unstable:doc/x.txt'))
     series_txt = git(staging, 'show', 'patches:patches/series')
     check('quilt lists it', '# tree doc %s for-demo %s' % (url, doc_tip) in series_txt, series_txt)
+
+    # The status pages list them: GET /api/trees and the list page.
+    srv = Server(y.conf)
+    try:
+        api = json.loads(urllib.request.urlopen(srv.base + '/api/trees', timeout=10).read())
+        page = urllib.request.urlopen(srv.base + '/', timeout=10).read().decode()
+    finally:
+        srv.stop()
+    check('GET /api/trees is trees --json', api == json.loads(y.run('trees', '--json').stdout), api)
+    check('the list page shows the trees and their states',
+          'Subsystem trees' in page and '>doc<' in page and 'state-merged">merged<' in page
+          and 'state-conflict">conflict<' in page and 'conflict in src/a.c' in page, page[-1500:])
 
     # Upstream takes the sub tree: a tracked patch that is in it is
     # detected like any patch, and the tree has nothing left to merge.
