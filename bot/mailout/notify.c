@@ -17,12 +17,10 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-#define NEVENTS 9
-
 struct notify {
 	struct store *st;
 	const struct config *conf;
-	struct template_mail *tpl[NEVENTS];
+	struct template_mail *tpl[TEMPLATE_MAIL_NEVENTS];
 };
 
 struct notify *
@@ -42,7 +40,7 @@ notify_free(struct notify *n)
 
 	if (n == NULL)
 		return;
-	for (i = 0; i < NEVENTS; i++)
+	for (i = 0; i < TEMPLATE_MAIL_NEVENTS; i++)
 		template_mail_free(n->tpl[i]);
 	free(n);
 }
@@ -53,7 +51,7 @@ load(struct notify *n, const char *event, struct template_mail **t)
 	size_t i;
 	enum err e;
 
-	for (i = 0; i < NEVENTS && template_mail_events[i]; i++) {
+	for (i = 0; i < TEMPLATE_MAIL_NEVENTS && template_mail_events[i]; i++) {
 		if (strcmp(template_mail_events[i], event) != 0)
 			continue;
 		if (n->tpl[i] == NULL &&

@@ -643,9 +643,9 @@ template_render(
 
 /* ---- mail templates ---------------------------------------------------- */
 
-const char *const template_mail_events[] = { "staged", "updated", "graduated",
-	"merged", "dropped", "conflict", "test-failed", "command-reply",
-	"version-from-other-sender", "tree-conflict", NULL };
+const char *const template_mail_events[TEMPLATE_MAIL_NEVENTS + 1] = { "staged",
+	"updated", "graduated", "merged", "dropped", "conflict", "test-failed",
+	"command-reply", "version-from-other-sender", "tree-conflict", NULL };
 
 /*
  * What every mail template may use.  Values the workflow does not know

@@ -148,8 +148,11 @@ enum err template_render(
  *   message (what happened or why not)
  */
 
-/* The mail events, in DESIGN.md §8's order, NULL-terminated. */
-extern const char *const template_mail_events[];
+/* The mail events, in DESIGN.md §8's order, NULL-terminated.  A new
+ * event raises the count (the compiler refuses an initializer longer
+ * than the array). */
+#define TEMPLATE_MAIL_NEVENTS 10
+extern const char *const template_mail_events[TEMPLATE_MAIL_NEVENTS + 1];
 
 /* The names a mail template for event may use (NULL-terminated), or NULL
  * when event is not one of template_mail_events. */

@@ -15,8 +15,8 @@
 #include "storage/store.h"
 #include "storage/store_msg.h"
 #include "storage/store_patch.h"
-#include "storage/store_read.h"
 #include "storage/store_promote.h"
+#include "storage/store_read.h"
 #include "storage/store_series.h"
 #include "storage/store_tree.h"
 
