@@ -7,7 +7,7 @@
  *   {"messages": N, "contributions": {STATE: N, ...},
  *    "outbox": {"due": N, "waiting": N, "failed": N},
  *    "sources": [{"name", "kind", "position", "last_error"}],
- *    "last": {"rebuild", "upstream", "test", "send"}}
+ *    "last": {"rebuild", "upstream", "graduate", "test", "send"}}
  *
  * with times in ISO 8601 UTC, null when never.
  */
@@ -22,8 +22,8 @@
 /* Every state a contribution can be in, listed even when at 0. */
 static const char *const states[] = { "new", "staged", "partial", "merged",
 	"dropped", "superseded", "changes-requested", "rejected", NULL };
-static const char *const runs[] = { "rebuild", "upstream", "test", "send",
-	NULL };
+static const char *const runs[] = { "rebuild", "upstream", "graduate",
+	"test", "send", NULL };
 
 static const char *
 kind_of(const struct conf_source *s)

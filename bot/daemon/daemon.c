@@ -31,6 +31,7 @@
 
 #include "bot/mailout/outbox.h"
 #include "bot/tester/tester.h"
+#include "bot/workflow/promote.h"
 #include "bot/workflow/stage.h"
 #include "storage/store_run.h"
 #include "util/log.h"
@@ -87,6 +88,7 @@ upstream_run(struct daemon *d, double now)
 
 	d->upstream_done = true;
 	d->next_upstream = now + d->conf->run_upstream_interval;
+	d->next_graduate = now;
 	/* A new base: the branches are built again on it. */
 	d->rebuild_wanted = true;
 	d->send_kick = true;
@@ -180,6 +182,42 @@ send_run(struct daemon *d, double now)
 }
 
 /*
+ * The promotion policy ([promote], `graduate --auto`): applied on the
+ * upstream timer, and after an upstream scan (a new base, new checks)
+ * and a test round (new results) since the conditions may then hold.
+ * Only for projects whose policy is configured.  A move changes the
+ * queue, so the rebuild follows by the queue mark.
+ */
+static bool
+graduate_due(struct daemon *d, double now)
+{
+	size_t i;
+	bool any = false;
+
+	for (i = 0; i < d->conf->nprojects && !any; i++)
+		any =
+		    config_promote(d->conf, d->conf->projects[i].name).present;
+	if (!any)
+		return false;
+	return d->o.once ? !d->graduate_done : now >= d->next_graduate;
+}
+
+static enum err
+graduate_run(struct daemon *d, double now)
+{
+	size_t moved = 0;
+	enum err e = promote_auto(d->st, d->conf, &moved, NULL);
+
+	d->graduate_done = true;
+	d->next_graduate = now + d->conf->run_upstream_interval;
+	if (moved)
+		log_info("graduate: %zu patches moved by the policy", moved);
+	if (e == ERR_OK)
+		e = store_run_mark(d->st, "graduate", time_now());
+	return e;
+}
+
+/*
  * The tester: due when test work is waiting (a run queued, a retest
  * asked for, a built tip without a result), read from the database so
  * that a `patchyard retest` from a terminal is seen too.  It runs until
@@ -207,6 +245,11 @@ test_run(struct daemon *d, double now)
 
 	if (e != ERR_OK)
 		d->next_test = now + 60;
+	else if (ts.runs) {
+		/* New results: the policy may move more now. */
+		d->graduate_done = false;
+		d->next_graduate = now;
+	}
 	if (ts.runs)
 		log_info("test: %d runs, %d failed, %d checks, %d dropped",
 		    ts.runs, ts.failed, ts.checks, ts.dropped);
@@ -220,9 +263,7 @@ test_run(struct daemon *d, double now)
 /*
  * The workers, in the order a pass runs them.  A worker that another
  * room provides is one row: its due check and its run, both given the
- * daemon (d->st, d->conf) and the monotonic time.  To come: the
- * promotion policy (`graduate --auto`) on the upstream timer, after
- * "upstream".
+ * daemon (d->st, d->conf) and the monotonic time.
  */
 static const struct worker {
 	const char *name;
@@ -231,6 +272,7 @@ static const struct worker {
 } workers[] = {
 	{ "sources", sources_due, sources_run },
 	{ "upstream", upstream_due, upstream_run },
+	{ "graduate", graduate_due, graduate_run },
 	{ "rebuild", rebuild_due, rebuild_run },
 	{ "test", test_due, test_run },
 	{ "send", send_due, send_run },

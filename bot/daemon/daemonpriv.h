@@ -34,6 +34,8 @@ struct daemon {
 	double next_send; /* the mailer's next look at the outbox */
 	bool send_kick; /* our own work may have queued mail: look now */
 	bool send_stuck; /* --once: the last send made no progress */
+	double next_graduate; /* the promotion policy's next look */
+	bool graduate_done; /* --once: the policy was applied */
 	double next_test; /* after a tester error: when to try again */
 	unsigned failed; /* --once: bit i, worker i failed; not run again */
 };

@@ -272,7 +272,7 @@ def staging(tmp):
     y.run('stage', 'one-0@example.org')
     st = json.loads(y.run('status', '--json').stdout)
     check('before run: nothing ran, the ack waits for the build',
-          st['last'] == {'rebuild': None, 'upstream': None, 'test': None, 'send': None}
+          st['last'] == {'rebuild': None, 'upstream': None, 'graduate': None, 'test': None, 'send': None}
           and st['outbox']['waiting'] == 1, st)
     r = y.run('run', '--once', check_rc=False)
     st = json.loads(y.run('status', '--json').stdout)
