@@ -171,7 +171,8 @@ def good_queue(tmp):
           (s.runs_log(), r.stderr))
     # A rebuild that changes commits but not trees (a trailer arrives):
     # the result is reused, not run again.
-    s.y.ingest(reply(mails[1], ('Rita Reviewer', 'rita@example.org'), 'Reviewed-by: Rita Reviewer <rita@example.org>'))
+    s.y.ingest(reply(mails[1], ('Rita Reviewer', 'rita@example.org'), 'Reviewed-by: Rita Reviewer <rita@example.org>',
+                        authserv=AS))
     s.y.run('rebuild')
     tip2 = sh(['git', '-C', os.path.join(s.dir, 'staging.git'), 'rev-parse', 'unstable']).stdout.decode().strip()
     s.test()
