@@ -22,8 +22,8 @@
 /* Every state a contribution can be in, listed even when at 0. */
 static const char *const states[] = { "new", "staged", "partial", "merged",
 	"dropped", "superseded", "changes-requested", "rejected", NULL };
-static const char *const runs[] = { "rebuild", "upstream", "graduate",
-	"test", "send", NULL };
+static const char *const runs[] = { "rebuild", "upstream", "graduate", "test",
+	"send", NULL };
 
 static const char *
 kind_of(const struct conf_source *s)
