@@ -269,8 +269,10 @@ summary(struct fixture *f, char *m[], size_t n, struct buf *out)
 		        r.kind == MAIL_PATCH ? r.patch_id : 0,
 		        r.kind == MAIL_COVER ? r.series_id : 0, &t, &nt),
 		    ERR_OK);
-		/* By Message-ID: their order is the order they came in. */
-		qsort(t, nt, sizeof(*t), by_msgid);
+		/* By Message-ID: their order is the order they came in.
+		 * (None: t may be NULL, which qsort must not be given.) */
+		if (nt > 1)
+			qsort(t, nt, sizeof(*t), by_msgid);
 		for (k = 0; k < nt; k++)
 			if (!t[k].own &&
 			    (r.kind == MAIL_PATCH || t[k].message_id))
