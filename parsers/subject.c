@@ -119,6 +119,23 @@ reply_prefix(
 	return (size_t)(skip_blanks(q, end) - p);
 }
 
+/* "Repost: [PATCH] title", "RESEND: ...": a copy sent again.  Returns
+ * the bytes it takes with the blanks after it, or 0. */
+static size_t
+resend_prefix(const char *p, const char *end)
+{
+	static const char *const words[] = { "repost", "resend", NULL };
+	size_t n = prefix_word(p, end, words);
+	const char *q = p + n;
+
+	if (n == 0)
+		return 0;
+	q = skip_blanks(q, end);
+	if (q >= end || *q != ':')
+		return 0;
+	return (size_t)(skip_blanks(q + 1, end) - p);
+}
+
 /* A letters-only word equals w, ASCII case-insensitive. */
 static bool
 word_is(const char *p, size_t n, const char *w)
@@ -169,7 +186,8 @@ tag_word(struct subject *out, const char *p, size_t n)
 		int a = number(p, (size_t)(slash - p));
 		int b = number(slash + 1, n - (size_t)(slash - p) - 1);
 
-		if (a >= 0 && b > 0 && a <= b) {
+		/* An extra patch "3/2" is sent after a series of two. */
+		if (a >= 0 && b > 0) {
 			out->number = a;
 			out->total = b;
 		}
@@ -179,6 +197,7 @@ tag_word(struct subject *out, const char *p, size_t n)
 		return;
 	if ((v = version_word(p, n)) > 0) {
 		out->version = v;
+		out->versioned = true;
 		return;
 	}
 	/* "PATCHv2", "RFC-v2": a keyword, maybe a '-', then a version. */
@@ -190,14 +209,53 @@ tag_word(struct subject *out, const char *p, size_t n)
 		    (keyword(out, p, i) ||
 		        (p[i - 1] == '-' && keyword(out, p, i - 1)))) {
 			out->version = v;
+			out->versioned = true;
 			return;
 		}
 	}
 	/* "v2RESEND": a version, then a keyword. */
 	for (i = 2; i < n && ascii_isdigit(p[i]); i++)
 		;
-	if ((v = version_word(p, i)) > 0 && i < n && keyword(out, p + i, n - i))
+	if ((v = version_word(p, i)) > 0 && i < n &&
+	    keyword(out, p + i, n - i)) {
 		out->version = v;
+		out->versioned = true;
+	}
+}
+
+/* The next word of a bracket group at *p: its length, 0 at the end. */
+static size_t
+next_word(const char **p, const char *end, const char **w)
+{
+	while (*p < end && (is_blank(**p) || **p == ','))
+		(*p)++;
+	for (*w = *p; *p < end && !is_blank(**p) && **p != ','; (*p)++)
+		;
+	return (size_t)(*p - *w);
+}
+
+/*
+ * Mercurial's patchbomb numbers "[PATCH 1 of 2]": a number, "of", a
+ * number.  Returns the bytes after w that the "of M" takes, or 0.
+ */
+static size_t
+hg_numbering(struct subject *out, const char *w, size_t n, const char *end)
+{
+	const char *p = w + n, *of, *m;
+	size_t nof, nm;
+	int a = number(w, n), b;
+
+	if (a < 0)
+		return 0;
+	nof = next_word(&p, end, &of);
+	if (!word_is(of, nof, "of"))
+		return 0;
+	nm = next_word(&p, end, &m);
+	if ((b = number(m, nm)) <= 0)
+		return 0;
+	out->number = a;
+	out->total = b;
+	return (size_t)(p - (w + n));
 }
 
 /* The words of one [..] group, into out and the tags buffer. */
@@ -206,17 +264,18 @@ tag_group(struct subject *out, struct buf *tags, const char *p, const char *end)
 {
 	for (;;) {
 		const char *w;
+		size_t n = next_word(&p, end, &w), hg;
 
-		while (p < end && (is_blank(*p) || *p == ','))
-			p++;
-		if (p >= end)
+		if (n == 0)
 			break;
-		for (w = p; p < end && !is_blank(*p) && *p != ','; p++)
-			;
+		hg = hg_numbering(out, w, n, end);
 		if (tags->n)
 			buf_addc(tags, ' ');
-		buf_add(tags, w, (size_t)(p - w));
-		tag_word(out, w, (size_t)(p - w));
+		buf_add(tags, w, n + hg);
+		if (hg)
+			p = w + n + hg;
+		else
+			tag_word(out, w, n);
 	}
 }
 
@@ -255,6 +314,8 @@ subject_parse(struct arena *a, struct str s, struct subject *out)
 
 		p = skip_blanks(p, end);
 		n = reply_prefix(p, end, !group, &out->reply, &out->forward);
+		if (n == 0 && (n = resend_prefix(p, end)) != 0)
+			out->resend = true;
 		if (n) {
 			p += n;
 			continue;

@@ -1,8 +1,8 @@
 /*
  * Subject tags as git format-patch, b4 and people write them:
  * "[PATCH v3 2/7]", "[RFC PATCH net-next v2 0/3]", "[PATCH 2/7 v3]",
- * "[PATCHv2]", "[PATCH RESEND]", "[GIT PULL]", and reply/forward chains
- * "Re: RE: Aw: Fwd:" (also "Re[2]:").
+ * "[PATCHv2]", "[PATCH RESEND]", Mercurial's "[PATCH 1 of 2]", "[GIT PULL]",
+ * and reply/forward chains "Re: RE: Aw: Fwd:" (also "Re[2]:").
  */
 #ifndef PARSERS_SUBJECT_H
 #define PARSERS_SUBJECT_H
@@ -20,8 +20,9 @@ struct subject {
 	bool resend; /* RESEND in the tags */
 	bool pull; /* [GIT PULL] or [PULL] */
 	int version; /* v2 -> 2; 1 when absent */
+	bool versioned; /* a version was written */
 	int number; /* 2 of "2/7"; 0 when absent */
-	int total; /* 7 of "2/7"; 0 when absent */
+	int total; /* 7 of "2/7"; 0 when absent; may be below number */
 	const char *tags; /* words of all leading [..] groups, "" if none */
 	const char *title; /* without prefixes and tags, blanks collapsed */
 };
