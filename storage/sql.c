@@ -26,10 +26,16 @@
 
 /* A contribution's state: its newest series' (s) patches' when they all
  * share one, else partial; new without patches. */
+/* A patch of series s is counted unless it is an older copy that a copy
+ * sent again superseded (DESIGN.md §12: one copy per number). */
+#define PATCH_CURRENT(p)                                                       \
+	"NOT (" p ".state = 'superseded' AND EXISTS (SELECT 1 FROM patch q"    \
+	" WHERE q.series_id = " p ".series_id AND q.number = " p ".number"     \
+	" AND q.id > " p ".id))"
 #define WEB_STATE                                                              \
 	"(SELECT CASE WHEN count(*) = 0 THEN 'new' WHEN min(state) ="          \
 	" max(state) THEN min(state) ELSE 'partial' END FROM patch"            \
-	" WHERE series_id = s.id)"
+	" WHERE series_id = s.id AND " PATCH_CURRENT("patch") ")"
 #define WEB_ART "'acked-by', 'reviewed-by', 'tested-by'"
 #define TEST_COLS                                                              \
 	"id, project_id, coalesce(patch_id, 0), commit_hex, tree_hex,"         \
@@ -105,8 +111,9 @@ static const char *const text[SQL_COUNT] = {
 	    " change_id = :change_id, base_commit = :base_commit"
 	    " WHERE id = :id",
 	[SQL_SERIES_RECOUNT] =
-	    "UPDATE series SET received = (SELECT count(*) FROM patch"
-	    " WHERE series_id = :id) WHERE id = :id RETURNING received",
+	    "UPDATE series SET received = (SELECT count(DISTINCT number)"
+	    " FROM patch WHERE series_id = :id) WHERE id = :id"
+	    " RETURNING received",
 	[SQL_SERIES_WINDOW] =
 	    "SELECT id FROM series WHERE submitter_email = :email"
 	    " AND version = :version AND expected = :expected"
@@ -179,8 +186,11 @@ static const char *const text[SQL_COUNT] = {
 	                         " WHERE series_id = :series"
 	                         " AND patch_id = :patch_id ORDER BY id DESC"
 	                         " LIMIT 1",
-	[SQL_PATCH_OF_SERIES] = "SELECT id FROM patch WHERE series_id = :series"
-	                        " ORDER BY number, id",
+	[SQL_PATCH_OF_SERIES] = "SELECT id FROM patch p"
+	                        " WHERE series_id = :series AND " PATCH_CURRENT(
+	                            "p") " ORDER BY number, id",
+	[SQL_PATCH_SUCCESSORS] = "SELECT id FROM patch"
+	                         " WHERE predecessor_id = :id ORDER BY id",
 	[SQL_PATCH_SLUG_USED] = "SELECT 1 FROM patch WHERE project_id IS"
 	                        " :project AND slug = :slug LIMIT 1",
 	[SQL_PATCH_SUPERSEDE_SERIES] =
@@ -314,15 +324,20 @@ static const char *const text[SQL_COUNT] = {
 	    "INSERT INTO build_entry(project_id, branch, pos, patch_id, key,"
 	    " commit_hex, how, offset) VALUES(:project, :branch, :pos,"
 	    " :patch, :key, :commit, :how, :offset)",
+	/* Upstream may take any version or copy (DESIGN.md §3): superseded
+	 * ones are candidates too, after the others of their contribution,
+	 * newest first (the caller takes one per contribution). */
 	[SQL_STAGE_BY_PATCHID] =
-	    "SELECT id FROM patch WHERE project_id = :project"
-	    " AND patch_id = :patch_id AND state NOT IN ('merged',"
-	    " 'superseded') ORDER BY id DESC",
+	    "SELECT p.id FROM patch p JOIN series s ON s.id = p.series_id"
+	    " WHERE p.project_id = :project AND p.patch_id = :patch_id"
+	    " AND p.state != 'merged' ORDER BY s.contribution_id,"
+	    " p.state = 'superseded', p.id DESC",
 	[SQL_STAGE_BY_AUTHOR] =
-	    "SELECT id FROM patch WHERE project_id = :project"
-	    " AND norm_title = :title AND author_email = :email COLLATE NOCASE"
-	    " AND state NOT IN ('merged',"
-	    " 'superseded') ORDER BY id DESC",
+	    "SELECT p.id FROM patch p JOIN series s ON s.id = p.series_id"
+	    " WHERE p.project_id = :project AND p.norm_title = :title"
+	    " AND p.author_email = :email COLLATE NOCASE"
+	    " AND p.state != 'merged' ORDER BY s.contribution_id,"
+	    " p.state = 'superseded', p.id DESC",
 
 	/* One row per contribution as the list shows it (DESIGN.md §12):
 	 * state as storage/store_read.c's series_state() computes it, the

@@ -167,6 +167,15 @@ store_patch_of_series(
 }
 
 enum err
+store_patch_successors(struct store *st, int64_t id, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_SUCCESSORS);
+
+	db_bind_int(s, ":id", id);
+	return db_ids(st, s, ids, n, "successors of a patch");
+}
+
+enum err
 store_patch_slug_used(
     struct store *st, int64_t project_id, const char *slug, bool *used)
 {

@@ -56,6 +56,10 @@ enum err store_patch_by_slug(
     struct store *st, int64_t project_id, const char *slug, int64_t *id);
 enum err store_patch_of_series(
     struct store *st, int64_t series_id, int64_t **ids, size_t *n);
+/* The patches that name id as their predecessor (newer versions, copies
+ * sent again), oldest first. */
+enum err store_patch_successors(
+    struct store *st, int64_t id, int64_t **ids, size_t *n);
 /* Is slug used by any patch of the project? */
 enum err store_patch_slug_used(
     struct store *st, int64_t project_id, const char *slug, bool *used);

@@ -81,18 +81,22 @@ event_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->slug = db_col_arena(a, s, 5);
 }
 
-/* A series' state is its patches' when they share one, else partial. */
+/* A series' state is its patches' when they share one, else partial;
+ * superseded older copies do not count (as storage/sql.c's WEB_STATE). */
 static const char *
 series_state(const struct view_series *v)
 {
+	const char *state = NULL;
 	size_t i;
 
-	if (v->npatches == 0)
-		return "new";
-	for (i = 1; i < v->npatches; i++)
-		if (strcmp(v->patches[i].state, v->patches[0].state) != 0)
+	for (i = 0; i < v->npatches; i++) {
+		if (v->patches[i].older_copy)
+			continue;
+		if (state && strcmp(v->patches[i].state, state) != 0)
 			return "partial";
-	return v->patches[0].state;
+		state = v->patches[i].state;
+	}
+	return state ? state : "new";
 }
 
 enum err
@@ -121,6 +125,10 @@ read_series(struct store *st, struct arena *a, struct view_series *v)
 
 		e = store_read_trailers(
 		    st, a, p->id, v->id, &p->trailers, &p->ntrailers);
+		/* In number order, copies oldest first. */
+		p->older_copy = i + 1 < v->npatches &&
+		    v->patches[i + 1].number == p->number &&
+		    strcmp(p->state, "superseded") == 0;
 	}
 	v->state = series_state(v);
 	return e;

@@ -39,6 +39,8 @@ struct view_patch {
 	const char *files;
 	struct view_trailer *trailers;
 	size_t ntrailers;
+	bool older_copy; /* superseded by a copy sent again in its series:
+	                    listed, not counted (DESIGN.md §12) */
 };
 
 struct view_series {

@@ -355,11 +355,14 @@ am_series(struct store *st, const struct config *conf,
 	o.bot_address = conf ? conf->bot_address : NULL;
 	for (i = 0; i < s->npatches && e == ERR_OK; i++) {
 		const struct view_patch *vp = &s->patches[i];
-		struct arena *a = arena_new();
+		struct arena *a;
 		struct mail m;
 		const char *raw;
 		size_t n;
 
+		if (vp->older_copy)
+			continue;
+		a = arena_new();
 		e = store_msg_raw(st, a, vp->message_row, &raw, &n);
 		if (e == ERR_OK) {
 			mail_parse(a, raw, n, &o, &m);
@@ -422,9 +425,12 @@ patch_number(const struct view_contrib *c, const struct view_series *s, int k)
 	int version = 0;
 	size_t i, j;
 
+	/* The newest copy of it. */
 	for (i = 0; i < s->npatches; i++)
 		if (s->patches[i].number == k)
-			return &s->patches[i];
+			p = &s->patches[i];
+	if (p)
+		return p;
 	/* Series come oldest first, so a later one of a version wins. */
 	for (j = 0; j < c->nseries; j++) {
 		const struct view_series *old = &c->series[j];

@@ -161,8 +161,9 @@ ingest_project(struct ingest *in, const char *name, const struct mail *m,
 static int64_t
 mail_time(const struct ingest *in, const struct mail *m)
 {
-	/* A date from the future would pin a contribution to the top. */
-	if (m->date <= 0 || m->date > in->now + 86400)
+	/* A date from the future would pin a contribution to the top;
+	 * then, and without a date, the mail is as old as its arrival. */
+	if (m->date <= 0 || m->date > in->now)
 		return in->now;
 	return m->date;
 }
@@ -819,6 +820,7 @@ new_series(struct ingest *in, const struct mail *m, int64_t project,
     int64_t msg_id, int expected, bool cover, int64_t *id)
 {
 	struct store_series s;
+	struct store_event ev;
 	const char *title = m->subj.title;
 	enum err e;
 
@@ -841,11 +843,23 @@ new_series(struct ingest *in, const struct mail *m, int64_t project,
 	if ((e = store_series_add(in->st, &s, id)) != ERR_OK)
 		return e;
 	in->stats.series++;
-	return event(in, "posted", s.contribution_id, *id, 0, msg_id, NULL);
+	/* History is dated by the mail: an archive imported today shows
+	 * when things were posted. */
+	memset(&ev, 0, sizeof(ev));
+	ev.time = s.date;
+	ev.kind = "posted";
+	ev.contribution_id = s.contribution_id;
+	ev.series_id = *id;
+	ev.message_id = msg_id;
+	return store_event_add(in->st, &ev, NULL);
 }
 
-/* The series a patch belongs to by its threading: the nearest ancestor
- * that is part of a series of the same sender, version and total. */
+/*
+ * The series a patch belongs to by its threading: the nearest ancestor
+ * that is part of a series of the same sender, version and total.  A
+ * patch that carries no version takes its series' (people forget -v3 on
+ * the patches, never on the cover letter).
+ */
 static enum err
 series_by_refs(struct ingest *in, const struct mail *m, int64_t project,
     int version, int total, int64_t *id, bool *missing)
@@ -871,7 +885,8 @@ series_by_refs(struct ingest *in, const struct mail *m, int64_t project,
 			continue;
 		if ((e = store_series_get(in->st, in->a, r.series_id, &s)))
 			return e;
-		if (s.project_id == project && s.version == version &&
+		if (s.project_id == project &&
+		    (s.version == version || !m->subj.versioned) &&
 		    s.expected == total &&
 		    addr_same(s.submitter_email, m->from.email)) {
 			*id = s.id;
@@ -909,15 +924,9 @@ patch_row(struct ingest *in, const struct mail *m, int64_t project,
 	buf_free(&files);
 	p->state = "new";
 	if (old) {
-		/* A copy sent again is the same patch: same slug, and a place
-		 * in the queue if the first copy had one. */
+		/* A copy sent again is the same patch: its slug (its place,
+		 * if it may take it, follows in resend_copy()). */
 		p->slug = old->slug;
-		p->predecessor_id = old->predecessor_id;
-		p->state = old->state;
-		p->queue = old->queue;
-		p->queue_pos = old->queue_pos;
-		p->queued_at = old->queued_at;
-		p->reason = old->reason;
 	} else if (e == ERR_OK) {
 		e = fresh_slug(in, project, p->title, &p->slug);
 	}
@@ -948,19 +957,69 @@ own_trailers(
 	return ERR_OK;
 }
 
-/* A patch number sent twice in one series: the newer copy counts; the
- * older stays a message, and what was said about it now concerns the
- * newer one. */
-static enum err
-replace_copy(struct ingest *in, int64_t old_id, int64_t new_id)
+/*
+ * Is the mail m, numbered like patch o of the same series, a copy of o
+ * sent again?  Only when it is the same patch: the same normalised
+ * title, the same patch-id, or marked RESEND.  Unnumbered "[PATCH] a",
+ * "[PATCH] b" chained in one thread are patches of their own.
+ */
+static bool
+same_patch(struct ingest *in, const struct mail *m, const struct store_patch *o)
 {
-	enum err e = store_msg_repoint(in->st, old_id, new_id);
+	const char *title = m->patch->subject && m->patch->subject[0]
+	    ? m->patch->subject
+	    : m->subj.title;
 
-	if (e == ERR_OK)
-		e = store_patch_trailer_move(in->st, old_id, new_id);
-	if (e == ERR_OK)
-		e = store_patch_delete(in->st, old_id, new_id);
-	return e;
+	if (m->subj.resend)
+		return true;
+	if (o->patch_id && m->patch->patch_id[0] &&
+	    strcmp(o->patch_id, m->patch->patch_id) == 0)
+		return true;
+	return strcmp(subject_norm(in->a, title), o->norm_title) == 0;
+}
+
+/*
+ * A patch sent again in its series takes the older copy's place as a
+ * newer version would (succeed(): slug, queue position, trailers carried
+ * by patch-id, and only when its sender may).  A copy of a staged patch
+ * with the same diff moves into its place without an "updated" notice:
+ * nothing changed in the tree.  The older copy stays, superseded, with
+ * its own Message-ID, patch-id and trailers.
+ */
+static enum err
+resend_copy(struct ingest *in, struct store_patch *p,
+    const struct store_patch *o, const struct store_series *s)
+{
+	struct store_patch q = *o;
+	const char *why, *sender;
+	enum err e;
+
+	if (strcmp(o->state, "staged") != 0 || p->patch_id == NULL ||
+	    o->patch_id == NULL || strcmp(p->patch_id, o->patch_id) != 0)
+		return succeed(in, p, o->id, s);
+	if ((e = judge_successor(in, p, o, true, &why, &sender)) != ERR_OK)
+		return e;
+	p->predecessor_id = o->id;
+	p->slug = o->slug;
+	if (why) {
+		if ((e = store_patch_update(in->st, p)) != ERR_OK)
+			return e;
+		return other_sender(in, p, o, s, why, sender);
+	}
+	p->state = "staged";
+	p->queue = o->queue;
+	p->queue_pos = o->queue_pos;
+	p->queued_at = o->queued_at;
+	p->conflict = o->conflict;
+	q.state = "superseded";
+	q.queue = NULL;
+	q.queue_pos = 0;
+	if ((e = store_patch_update(in->st, &q)) != ERR_OK ||
+	    (e = store_patch_update(in->st, p)) != ERR_OK ||
+	    (e = store_patch_trailer_carry(in->st, o->id, p->id)) != ERR_OK)
+		return e;
+	return event(in, "superseded", s->contribution_id, o->series_id, o->id,
+	    p->message_id, "sent again");
 }
 
 /*
@@ -1014,23 +1073,67 @@ find_patch_series(struct ingest *in, const struct mail *m, int64_t project,
 	return e == ERR_NOTFOUND ? ERR_OK : e;
 }
 
+/*
+ * The series of patch number/total, 0 for a new one; *old: the copy of
+ * this patch the series already holds (0: none).  An extra patch "3/2"
+ * joins the series it is threaded to, as patchwork does; found nowhere,
+ * it is a patch of its own.  A patch whose number the series holds
+ * already with another patch is not part of it either.
+ */
+static enum err
+patch_series(struct ingest *in, const struct mail *m, int64_t project,
+    int *number, int *total, int64_t *series, struct store_patch *old)
+{
+	int version = m->subj.version > 0 ? m->subj.version : 1;
+	int64_t id = 0;
+	bool missing;
+	enum err e;
+
+	*series = 0;
+	old->id = 0;
+	if (*total > 0 && *number > *total) {
+		e = series_by_refs(
+		    in, m, project, version, *total, series, &missing);
+		if (e != ERR_OK || *series == 0)
+			*number = *total = 1;
+		if (e != ERR_OK)
+			return e;
+	} else if (*total <= 0 || *number <= 0) {
+		*number = *total = 1;
+	}
+	if (*series == 0 &&
+	    (e = find_patch_series(
+	         in, m, project, version, *number, *total, series)) != ERR_OK)
+		return e;
+	if (*series == 0)
+		return ERR_OK;
+	e = store_patch_by_number(in->st, *series, *number, &id);
+	if (e == ERR_NOTFOUND)
+		return ERR_OK;
+	if (e != ERR_OK ||
+	    (e = store_patch_get(in->st, in->a, id, old)) != ERR_OK)
+		return e;
+	if (!same_patch(in, m, old)) {
+		*series = 0;
+		old->id = 0;
+	}
+	return ERR_OK;
+}
+
 static enum err
 place_patch(
     struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
 {
-	int version = m->subj.version > 0 ? m->subj.version : 1;
 	int number = m->subj.number, total = m->subj.total;
-	int64_t series = 0, old = 0, patch_id;
-	struct store_patch p, oldp;
+	int64_t series = 0, patch_id;
+	struct store_patch p, old;
 	struct store_series s;
 	bool created = false;
 	int received;
 	enum err e;
 
-	if (total <= 0 || number <= 0 || number > total)
-		number = total = 1;
-	if ((e = find_patch_series(
-	         in, m, project, version, number, total, &series)))
+	if ((e = patch_series(
+	         in, m, project, &number, &total, &series, &old)) != ERR_OK)
 		return e;
 	if (series == 0) {
 		e = new_series(in, m, project, msg_id, total, false, &series);
@@ -1038,18 +1141,12 @@ place_patch(
 			return e;
 		created = true;
 	}
-	e = store_patch_by_number(in->st, series, number, &old);
-	if (e == ERR_OK)
-		e = store_patch_get(in->st, in->a, old, &oldp);
-	if (e != ERR_OK && e != ERR_NOTFOUND)
-		return e;
 	if ((e = patch_row(in, m, project, series, msg_id, number,
-	         old ? &oldp : NULL, &p)))
+	         old.id ? &old : NULL, &p)))
 		return e;
 	if ((e = store_patch_add(in->st, &p, &patch_id)) != ERR_OK)
 		return e;
-	if (old && (e = replace_copy(in, old, patch_id)) != ERR_OK)
-		return e;
+	p.id = patch_id;
 	if ((e = store_msg_attach(in->st, msg_id, series, patch_id)))
 		return e;
 	if ((e = own_trailers(in, m, msg_id, patch_id)) != ERR_OK)
@@ -1070,6 +1167,8 @@ place_patch(
 		return e;
 	if (created)
 		e = link_series(in, series, m);
+	else if (old.id)
+		e = resend_copy(in, &p, &old, &s);
 	else
 		e = link_patch(in, patch_id);
 	if (e == ERR_OK && !created && received >= s.expected)

@@ -303,8 +303,9 @@ show_json_contrib_fields(
 		json_int(j, n->version);
 	else
 		json_null(j);
+	/* One copy per patch number (DESIGN.md §12). */
 	json_key(j, "patch_count");
-	json_int(j, n ? (int64_t)n->npatches : 0);
+	json_int(j, n ? (int64_t)n->received : 0);
 	json_key(j, "series");
 	json_arr_begin(j);
 	for (i = 0; i < c->nseries; i++)
@@ -328,8 +329,8 @@ text_line(const struct view_contrib *c)
 	log_quote(who, sizeof(who), n ? n->submitter_email : "",
 	    n ? strlen(n->submitter_email) : 0);
 	printf("%6" PRId64 "  %-17s v%-2d %2zu/%-2d  %s  <%s>\n", c->id,
-	    store_read_state(c), n ? n->version : 0, n ? n->npatches : 0,
-	    n ? n->expected : 0, q, who);
+	    store_read_state(c), n ? n->version : 0,
+	    n ? (size_t)n->received : 0, n ? n->expected : 0, q, who);
 }
 
 /* One line of `list`: what a maintainer scans for, as patchwork's list

@@ -935,13 +935,68 @@ forwarded_as(struct stager *s, int64_t patch_id)
 	return arena_strdup(s->a, line);
 }
 
+/* A chain of versions and copies is never longer than this; a longer
+ * one is a bug, not a reason to loop. */
+#define CHAIN_MAX 10000
+
+/*
+ * Upstream took an older version (or copy) than the newest: each newer
+ * one still open gets an "earlier-merged" event, not "merged" (its code
+ * may differ from what went in; a staged one meets the conflict or
+ * "updated" handling on the next rebuild).
+ */
+static enum err
+earlier_merged(struct stager *s, const struct qpatch *merged,
+    const struct gitscan_commit *c)
+{
+	int64_t *todo = NULL, *ids = NULL;
+	size_t cap = 0, n = 0, head = 0, nids, i;
+	enum err e = ERR_OK;
+
+	todo = xgrow(todo, &cap, 1, sizeof(*todo));
+	todo[n++] = merged->row.id;
+	while (head < n && n < CHAIN_MAX && e == ERR_OK) {
+		if ((e = store_patch_successors(
+		         s->st, todo[head++], &ids, &nids)) != ERR_OK)
+			break;
+		for (i = 0; i < nids && e == ERR_OK; i++) {
+			struct qpatch q;
+
+			todo = xgrow(todo, &cap, n + 1, sizeof(*todo));
+			todo[n++] = ids[i];
+			memset(&q, 0, sizeof(q));
+			q.contribution = merged->contribution;
+			if ((e = store_patch_get(s->st, s->a, ids[i], &q.row)))
+				break;
+			if (strcmp(q.row.state, "merged") == 0 ||
+			    strcmp(q.row.state, "superseded") == 0)
+				continue;
+			e = event(s, "earlier-merged", &q,
+			    arena_printf(
+			        s->a, "%s as %s", merged->row.slug, c->commit),
+			    NULL);
+		}
+		free(ids);
+		ids = NULL;
+	}
+	free(todo);
+	return e;
+}
+
+/*
+ * Mark patch_id merged by c, unless its contribution had its match of
+ * c already (*done: those contributions, *ndone of them): one upstream
+ * commit matches at most one patch per contribution.
+ */
 static enum err
 merge_patch(struct stager *s, int64_t patch_id, const char *how,
-    const struct gitscan_commit *c)
+    const struct gitscan_commit *c, int64_t **done, size_t *ndone, size_t *cap)
 {
 	struct qpatch q;
 	struct notify_kv kv[6];
+	struct store_series ser;
 	int64_t ev;
+	size_t i;
 	enum err e;
 
 	memset(&q, 0, sizeof(q));
@@ -949,13 +1004,14 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 		return e;
 	if (strcmp(q.row.state, "merged") == 0)
 		return ERR_OK;
-	{
-		struct store_series ser;
-
-		if ((e = store_series_get(s->st, s->a, q.row.series_id, &ser)))
-			return e;
-		q.contribution = ser.contribution_id;
-	}
+	if ((e = store_series_get(s->st, s->a, q.row.series_id, &ser)))
+		return e;
+	q.contribution = ser.contribution_id;
+	for (i = 0; i < *ndone; i++)
+		if ((*done)[i] == q.contribution)
+			return ERR_OK;
+	*done = xgrow(*done, cap, *ndone + 1, sizeof(**done));
+	(*done)[(*ndone)++] = q.contribution;
 	q.row.state = "merged";
 	q.row.reason = how;
 	q.row.queue = NULL;
@@ -974,27 +1030,39 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 	kv[3] = (struct notify_kv){ "upstream", s->p->upstream };
 	kv[4] = (struct notify_kv){ "forwarded", forwarded_as(s, q.row.id) };
 	kv[5] = (struct notify_kv){ NULL, NULL };
-	return notify_patch(s->nt, "merged", q.row.id, ev, NULL, kv, false);
+	if ((e = notify_patch(s->nt, "merged", q.row.id, ev, NULL, kv, false)))
+		return e;
+	return earlier_merged(s, &q, c);
 }
+
+/* Contributions c matched already (one patch each). */
+struct matched {
+	int64_t *ids;
+	size_t n, cap;
+};
 
 static enum err
 merge_ids(struct stager *s, int64_t *ids, size_t n, const char *how,
-    const struct gitscan_commit *c, bool *any)
+    const struct gitscan_commit *c, bool *any, struct matched *done)
 {
 	size_t i;
 	enum err e = ERR_OK;
 
 	for (i = 0; i < n && e == ERR_OK; i++) {
-		e = merge_patch(s, ids[i], how, c);
+		e = merge_patch(
+		    s, ids[i], how, c, &done->ids, &done->n, &done->cap);
 		*any = true;
 	}
 	free(ids);
 	return e;
 }
 
+/* Exact (patch-id) before link (Message-ID) before changed (author and
+ * title), one patch per contribution (DESIGN.md §6). */
 static enum err
 match_commit(struct stager *s, const struct gitscan_commit *c)
 {
+	struct matched done = { NULL, 0, 0 };
 	int64_t *ids = NULL;
 	size_t n = 0, i;
 	bool any = false;
@@ -1003,7 +1071,7 @@ match_commit(struct stager *s, const struct gitscan_commit *c)
 	if (c->patch_id[0] &&
 	    (e = store_stage_by_patchid(
 	         s->st, s->project_id, c->patch_id, &ids, &n)) == ERR_OK)
-		e = merge_ids(s, ids, n, "exact", c, &any);
+		e = merge_ids(s, ids, n, "exact", c, &any, &done);
 	for (i = 0; i < c->nmsgids && e == ERR_OK && !any; i++) {
 		struct store_msg m;
 
@@ -1013,12 +1081,13 @@ match_commit(struct stager *s, const struct gitscan_commit *c)
 			continue;
 		ids = xmalloc(sizeof(*ids));
 		ids[0] = m.patch_id;
-		e = merge_ids(s, ids, 1, "link", c, &any);
+		e = merge_ids(s, ids, 1, "link", c, &any, &done);
 	}
 	if (e == ERR_OK && !any && c->author_email && c->subject &&
 	    (e = store_stage_by_author(s->st, s->project_id, c->author_email,
 	         subject_norm(s->a, c->subject), &ids, &n)) == ERR_OK)
-		e = merge_ids(s, ids, n, "changed", c, &any);
+		e = merge_ids(s, ids, n, "changed", c, &any, &done);
+	free(done.ids);
 	return e;
 }
 
