@@ -40,7 +40,7 @@ BINARY   := $(if $(filter build,$(BUILD)),$(PROG),$(BUILD)/$(PROG))
 
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all check test unit integration replay check-layers format format-check \
+.PHONY: corpus-git all check test unit integration replay check-layers format format-check \
 	asan-check bench demo fuzz clean deps
 .DEFAULT_GOAL := all
 .SECONDARY:
@@ -116,6 +116,11 @@ format:
 
 bench: all
 	@tests/bench/run $(abspath $(BINARY))
+
+# Patch mails of the corpus against git mailinfo + patch-id (about a
+# minute; docs/ORACLES.md has the figures).
+corpus-git: all
+	@PATCHYARD=$(abspath $(BINARY)) sh tests/integration/corpus_git.sh
 
 # Sub-makes, so that the pkg-config flags are read after install-deps.
 demo: deps
