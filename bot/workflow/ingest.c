@@ -1105,6 +1105,15 @@ patch_series(struct ingest *in, const struct mail *m, int64_t project,
 	    (e = find_patch_series(
 	         in, m, project, version, *number, *total, series)) != ERR_OK)
 		return e;
+	/* A series sent again unthreaded within the day: the sender's
+	 * series that has this number already, if it is the same patch. */
+	if (*series == 0 && *total == m->subj.total && m->nrefs == 0) {
+		e = store_series_window(in->st, project, m->from.email, version,
+		    *total, 0, mail_time(in, m), SERIES_WINDOW, false, 0,
+		    series);
+		if (e != ERR_OK && e != ERR_NOTFOUND)
+			return e;
+	}
 	if (*series == 0)
 		return ERR_OK;
 	e = store_patch_by_number(in->st, *series, *number, &id);

@@ -67,6 +67,19 @@ check('same slug', ps.get('copy-b-0@example.org', {}).get('slug') ==
 check('one patch counted', c.get('patch_count') == 1 and c['series'][0]['received'] == 1, c.get('patch_count'))
 check('show of the older copy finds it', y.show('copy-a-0@example.org').get('id') == c.get('id'))
 
+# Someone else's copy of that staged patch does not take its place.
+EVE = ('Eve Other', 'eve@example.net')
+s3 = s2.replace('From: Ada Author <ada@example.org>', 'From: Eve Other <eve@example.net>')
+s3 = s3.replace('copy-b-0@example.org>', 'copy-c-0@example.org>', 1)
+y.ingest(dated(s3, 'Wed, 08 May 2019 12:00:00 +0000'))
+c = y.show('copy-a-0@example.org')
+ps = {p['message_id']: p for s in c.get('series', []) for p in s['patches']}
+e = y.show('copy-c-0@example.org')
+pe = {p['message_id']: p for s in e.get('series', []) for p in s['patches']}
+check('a copy from someone else leaves the staged copy staged',
+      ps.get('copy-b-0@example.org', {}).get('state') == 'staged' and
+      pe.get('copy-c-0@example.org', {}).get('state') == 'new', (ps, pe))
+
 # A mail from the future is dated by its arrival.
 f = up.series([('doc/x.txt', lambda t: t.replace('x 2\n', 'x two\n'), 'doc: spell two out')],
               ADA, 'fut', cover=False, msgid='future')[0]

@@ -83,7 +83,7 @@ test_order_and_fields(void **state)
 		assert_string_equal(s[i].title, c.newest->title);
 		assert_int_equal(s[i].version, c.newest->version);
 		assert_int_equal(s[i].expected, c.newest->expected);
-		assert_int_equal(s[i].patch_count, (int)c.newest->npatches);
+		assert_int_equal(s[i].patch_count, c.newest->received);
 		assert_string_equal(
 		    s[i].submitter_email, c.newest->submitter_email);
 		assert_string_equal(s[i].project, "frob");
