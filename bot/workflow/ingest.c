@@ -1221,6 +1221,39 @@ adopt_series(struct ingest *in, const struct mail *m, int64_t project,
 	return e == ERR_NOTFOUND ? ERR_OK : e;
 }
 
+/*
+ * A cover letter of a series sent again without a new version: the same
+ * sender's series of this version, total and cover title that it
+ * answers, or that was posted within the day (DESIGN.md §4: it stays one
+ * series; the patches that answer this cover join it as copies).
+ */
+static enum err
+resent_cover(struct ingest *in, const struct mail *m, int64_t project,
+    int version, int64_t *series)
+{
+	struct store_series s;
+	bool missing;
+	enum err e;
+
+	e = series_by_refs(
+	    in, m, project, version, m->subj.total, series, &missing);
+	if (e == ERR_OK && *series == 0)
+		e = store_series_window(in->st, project, m->from.email, version,
+		    m->subj.total, 0, mail_time(in, m), SERIES_WINDOW, false, 0,
+		    series);
+	if (e == ERR_NOTFOUND || (e == ERR_OK && *series == 0)) {
+		*series = 0;
+		return ERR_OK;
+	}
+	if (e != ERR_OK ||
+	    (e = store_series_get(in->st, in->a, *series, &s)) != ERR_OK)
+		return e;
+	if (s.cover_id == 0 ||
+	    strcmp(s.norm_title, subject_norm(in->a, m->subj.title)) != 0)
+		*series = 0;
+	return ERR_OK;
+}
+
 static enum err
 place_cover(
     struct ingest *in, const struct mail *m, int64_t project, int64_t msg_id)
@@ -1231,6 +1264,8 @@ place_cover(
 	enum err e;
 
 	e = adopt_series(in, m, project, version, m->subj.total, &series);
+	if (e == ERR_OK && series == 0)
+		e = resent_cover(in, m, project, version, &series);
 	if (e != ERR_OK)
 		return e;
 	if (series == 0) {
