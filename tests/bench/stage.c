@@ -578,6 +578,9 @@ report(const struct times *tm)
 	    tm->gitscan / tm->scan, tm->gitscan);
 	printf("stage:   %zu/%zu patch-ids equal git's\n", tm->ids_equal,
 	    tm->scanned);
+	printf("summary: engine cold %.1fx (>=5) rebuild %.1fx (>=10) scan "
+	       "%.1fx (>=1)\n",
+	    tm->am / tm->cold, tm->am / tm->rebuild, tm->gitscan / tm->scan);
 	bad |= strcmp(tm->cold_tree, tm->am_tree) != 0;
 	bad |= strcmp(tm->rebuild_tree, tm->am299_tree) != 0;
 	bad |= tm->applied != NPATCHES || tm->reused != DROP - 1;
