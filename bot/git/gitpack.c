@@ -255,6 +255,13 @@ install(struct gitrepo *r, int pfd, const char *tp, int ifd, const char *ti,
 enum err
 gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
 {
+	return gitpack_copy(r, r, oids, n);
+}
+
+enum err
+gitpack_copy(
+    struct gitrepo *src, struct gitrepo *r, const git_oid *oids, size_t n)
+{
 	struct out *o = xcalloc(1, sizeof(*o));
 	struct ent *v = xcalloc(n + 1, sizeof(*v));
 	char tp[4096], ti[4096];
@@ -270,7 +277,7 @@ gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
 	}
 	o->fd = pfd;
 	patchid_sha1_init(&o->sha);
-	e = write_pack(r, o, oids, n, v, sha);
+	e = write_pack(src, o, oids, n, v, sha);
 	if (e == ERR_OK && o->err == 0 &&
 	    (ifd = open_tmp(r, ti, sizeof(ti), "idx")) >= 0) {
 		memset(o, 0, sizeof(*o));

@@ -70,6 +70,20 @@ enum err gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n);
  * one packfile without deltas or compression (bot/git/gitpack.c).
  */
 enum err gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n);
+/* The same, reading the objects from src and writing the pack into r. */
+enum err gitpack_copy(
+    struct gitrepo *src, struct gitrepo *r, const git_oid *oids, size_t n);
+
+/*
+ * Copy to dst every object reachable from tips that dst does not have on
+ * disk, as one pack (a local push or fetch without libgit2's transport:
+ * its indexer maps the whole growing pack again for every piece it is
+ * handed).  At most max_commits new commits: ERR_LIMIT beyond (a first
+ * copy of a whole history wants git's deltas and compression), with
+ * nothing written.
+ */
+enum err gitpriv_copy(struct gitrepo *src, struct gitrepo *dst,
+    const git_oid *tips, size_t n, size_t max_commits);
 
 /*
  * Store a blob in the in-memory store; its id in out.  Hashed with

@@ -446,15 +446,15 @@ write_loose(struct gitrepo *r, const git_oid *oid)
  * time its child is persisted: entries equal to base's need no look.
  */
 static enum err
-persist_tree(struct gitrepo *r, const git_oid *oid, const git_oid *base,
-    struct oidset *seen, struct oidlist *out)
+persist_tree(struct gitrepo *r, struct gitrepo *have, const git_oid *oid,
+    const git_oid *base, struct oidset *seen, struct oidlist *out)
 {
 	git_tree *t = NULL, *bt = NULL;
 	size_t i, n;
 	enum err e = ERR_OK;
 
 	if ((base && git_oid_equal(oid, base)) || !oidset_add(seen, oid) ||
-	    gitpriv_on_disk(r, oid))
+	    gitpriv_on_disk(have, oid))
 		return ERR_OK;
 	if (git_tree_lookup(&t, r->repo, oid) < 0)
 		return gitpriv_fail(git_oid_tostr_s(oid), "tree lost");
@@ -474,14 +474,14 @@ persist_tree(struct gitrepo *r, const git_oid *oid, const git_oid *base,
 			continue;
 		switch (git_tree_entry_type(te)) {
 		case GIT_OBJECT_TREE:
-			e = persist_tree(r, id,
+			e = persist_tree(r, have, id,
 			    be && git_tree_entry_type(be) == GIT_OBJECT_TREE
 			        ? git_tree_entry_id(be)
 			        : NULL,
 			    seen, out);
 			break;
 		case GIT_OBJECT_BLOB:
-			if (oidset_add(seen, id) && !gitpriv_on_disk(r, id))
+			if (oidset_add(seen, id) && !gitpriv_on_disk(have, id))
 				oidlist_add(out, id);
 			break;
 		default: /* a submodule's commit is not ours to have */
@@ -495,10 +495,11 @@ persist_tree(struct gitrepo *r, const git_oid *oid, const git_oid *base,
 	return e;
 }
 
-/* The new commits reachable from tips, newest first. */
+/* The commits reachable from tips that have has not on disk, newest
+ * first; ERR_LIMIT beyond max of them. */
 static enum err
-new_commits(struct gitrepo *r, const git_oid *tips, size_t n, git_oid **out,
-    size_t *nout, struct oidset *seen)
+new_commits(struct gitrepo *r, struct gitrepo *have, const git_oid *tips,
+    size_t n, size_t max, git_oid **out, size_t *nout, struct oidset *seen)
 {
 	git_oid *stack = NULL, *list = NULL;
 	size_t ns = 0, caps = 0, nl = 0, capl = 0, i;
@@ -513,8 +514,12 @@ new_commits(struct gitrepo *r, const git_oid *tips, size_t n, git_oid **out,
 		git_commit *co = NULL;
 		unsigned p, np;
 
-		if (!oidset_add(seen, &c) || gitpriv_on_disk(r, &c))
+		if (!oidset_add(seen, &c) || gitpriv_on_disk(have, &c))
 			continue;
+		if (nl == max) {
+			e = ERR_LIMIT;
+			break;
+		}
 		if (git_commit_lookup(&co, r->repo, &c) < 0) {
 			e = gitpriv_fail(git_oid_tostr_s(&c), "commit lost");
 			break;
@@ -554,16 +559,18 @@ parent_tree(git_commit *co, git_oid *id)
  * a file per object costs more than the build that made them. */
 #define PACK_FROM 64
 
-enum err
-gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
+/* What have lacks of tips' history, read from r: out in the order to
+ * write, oldest commits first, each after its tree. */
+static enum err
+missing(struct gitrepo *r, struct gitrepo *have, const git_oid *tips, size_t n,
+    size_t max, struct oidlist *out)
 {
 	struct oidset seen = { NULL, NULL, 0, 0 };
-	struct oidlist out = { NULL, 0, 0 };
 	git_oid *list = NULL, ptree;
 	size_t nl = 0, i;
 	enum err e;
 
-	e = new_commits(r, tips, n, &list, &nl, &seen);
+	e = new_commits(r, have, tips, n, max, &list, &nl, &seen);
 	/* Oldest first (for the linear chains builds make), each after its
 	 * tree: loose objects written so, if interrupted, leave only
 	 * unreferenced objects; a pack appears whole or not at all. */
@@ -575,20 +582,45 @@ gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
 			    git_oid_tostr_s(&list[i]), "commit lost");
 			break;
 		}
-		e = persist_tree(r, git_commit_tree_id(co),
-		    parent_tree(co, &ptree) ? &ptree : NULL, &seen, &out);
+		e = persist_tree(r, have, git_commit_tree_id(co),
+		    parent_tree(co, &ptree) ? &ptree : NULL, &seen, out);
 		git_commit_free(co);
-		oidlist_add(&out, &list[i]);
+		oidlist_add(out, &list[i]);
 	}
+	free(list);
+	oidset_free(&seen);
+	return e;
+}
+
+enum err
+gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
+{
+	struct oidlist out = { NULL, 0, 0 };
+	size_t i;
+	enum err e;
+
+	e = missing(r, r, tips, n, SIZE_MAX, &out);
 	if (e == ERR_OK && out.n >= PACK_FROM)
 		e = gitpack_write(r, out.v, out.n);
 	for (i = 0; e == ERR_OK && out.n < PACK_FROM && i < out.n; i++)
 		e = write_loose(r, &out.v[i]);
 	free(out.v);
-	free(list);
-	oidset_free(&seen);
 	if (e == ERR_OK)
 		git_mempack_reset(r->mempack);
+	return e;
+}
+
+enum err
+gitpriv_copy(struct gitrepo *src, struct gitrepo *dst, const git_oid *tips,
+    size_t n, size_t max_commits)
+{
+	struct oidlist out = { NULL, 0, 0 };
+	enum err e;
+
+	e = missing(src, dst, tips, n, max_commits, &out);
+	if (e == ERR_OK && out.n > 0)
+		e = gitpack_copy(src, dst, out.v, out.n);
+	free(out.v);
 	return e;
 }
 

@@ -210,6 +210,10 @@ test_push(void **state)
 	assert_non_null(strstr(got, master));
 	assert_non_null(strstr(got, first));
 	free(got);
+	/* A local push writes its own pack there: git finds it whole. */
+	assert_int_equal(
+	    gt_sh("git -C %s fsck --strict --no-dangling 2>/dev/null", remote),
+	    0);
 
 	/* stable rewinds (forced: fine), patches moves forward. */
 	assert_int_equal(
@@ -244,6 +248,20 @@ test_push(void **state)
 	assert_memory_equal(got, master, 40);
 	assert_memory_equal(got + 41, master, 40);
 	free(got);
+	assert_int_equal(
+	    gt_sh("git -C %s fsck --strict --no-dangling 2>/dev/null", remote),
+	    0);
+
+	/* By file:// too, and to a repository that has it all: no pack. */
+	snprintf(url, sizeof(url), "file://%s", remote);
+	assert_int_equal(
+	    gt_sh("ls %s/objects/pack/*.pack | wc -l >%s/n1", remote, tmp), 0);
+	assert_int_equal(gitremote_push(r, url, refs, 2), ERR_OK);
+	assert_true(refs[0].ok && refs[1].ok);
+	assert_int_equal(gt_sh("ls %s/objects/pack/*.pack | wc -l >%s/n2 && "
+	                       "cmp -s %s/n1 %s/n2",
+	                     remote, tmp, tmp, tmp),
+	    0);
 
 	/* No such remote. */
 	snprintf(url, sizeof(url), "%s/nowhere.git", tmp);
