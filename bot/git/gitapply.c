@@ -180,6 +180,14 @@ cur_get(struct ctx *c, const char *path, git_oid *oid, unsigned *mode)
 		*mode = e->mode;
 		return 1;
 	}
+	switch (gittree_bypath(c->r, git_tree_id(c->tree), path, oid, mode)) {
+	case ERR_OK:
+		return (*mode & 0170000) == 0040000 ? 2 : 1;
+	case ERR_NOTFOUND:
+		return 0;
+	default: /* libgit2 says what is wrong */
+		break;
+	}
 	rc = git_tree_entry_bypath(&te, c->tree, path);
 	if (rc == GIT_ENOTFOUND) {
 		git_error_clear();
@@ -198,7 +206,17 @@ static bool
 in_tree(struct ctx *c, const char *path)
 {
 	git_tree_entry *te = NULL;
+	unsigned mode;
+	git_oid oid;
 
+	switch (gittree_bypath(c->r, git_tree_id(c->tree), path, &oid, &mode)) {
+	case ERR_OK:
+		return true;
+	case ERR_NOTFOUND:
+		return false;
+	default:
+		break;
+	}
 	if (git_tree_entry_bypath(&te, c->tree, path) < 0) {
 		git_error_clear();
 		return false;
@@ -798,6 +816,15 @@ tree_update(struct ctx *c, const git_tree_update *u, size_t n, git_oid *out)
 	size_t nrm = 0, i;
 	int rc;
 
+	/* In memory where it can (bot/git/gittree.c), else libgit2. */
+	switch (gittree_update(c->r, git_tree_id(base), u, n, out)) {
+	case ERR_OK:
+		return 0;
+	case ERR_LIMIT:
+		break;
+	default:
+		return -1;
+	}
 	rc = git_tree_create_updated(out, c->r->repo, base, n, u);
 	if (rc == 0)
 		return 0;

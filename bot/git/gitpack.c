@@ -28,6 +28,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <git2/sys/odb_backend.h>
+
 #include "bot/git/gitpriv.h"
 #include "parsers/patchid.h"
 #include "util/log.h"
@@ -203,16 +205,30 @@ write_pack(struct gitrepo *r, struct out *o, const git_oid *oids, size_t n,
 	out_be32(o, 2);
 	out_be32(o, (uint32_t)n);
 	for (i = 0; i < n; i++) {
-		if (git_odb_read(&obj, r->odb, &oids[i]) < 0)
-			return gitpriv_fail(
-			    git_oid_tostr_s(&oids[i]), "object lost");
+		void *data = NULL;
+		size_t len;
+		git_object_t type;
+
 		v[i].id = oids[i];
 		v[i].off = o->off;
 		o->crc = 0;
-		out_object(o, git_odb_object_type(obj),
-		    git_odb_object_data(obj), git_odb_object_size(obj));
+		/* What a build made is in memory, hashed when it was made:
+		 * read it there, not through the object database, which
+		 * would hash it again. */
+		if (r->mempack &&
+		    r->mempack->read(
+		        &data, &len, &type, r->mempack, &oids[i]) == 0) {
+			out_object(o, type, data, len);
+			git_odb_backend_data_free(r->mempack, data);
+		} else {
+			if (git_odb_read(&obj, r->odb, &oids[i]) < 0)
+				return gitpriv_fail(
+				    git_oid_tostr_s(&oids[i]), "object lost");
+			out_object(o, git_odb_object_type(obj),
+			    git_odb_object_data(obj), git_odb_object_size(obj));
+			git_odb_object_free(obj);
+		}
 		v[i].crc = o->crc;
-		git_odb_object_free(obj);
 	}
 	patchid_sha1_final(&o->sha, sha);
 	out_put(o, sha, 20);

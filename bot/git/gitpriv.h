@@ -17,6 +17,7 @@
 #include "util/err.h"
 
 struct diff;
+struct gittrees;
 
 /*
  * What applying one file section of a patch to one preimage blob gave,
@@ -47,7 +48,43 @@ struct gitrepo {
 	git_odb_backend *loose; /* what persisting writes with */
 	char *path;
 	struct gitcache cache;
+	struct gittrees *trees; /* trees in memory (bot/git/gittree.c) */
 };
+
+/*
+ * base (a tree id) with the updates u[0..n) applied, into out: in
+ * memory, the new trees hashed once and kept for the next update.
+ * Files only; ERR_LIMIT for what libgit2's git_tree_create_updated()
+ * must do (a file becoming a folder, removing what is not there).
+ */
+enum err gittree_update(struct gitrepo *r, const git_oid *base,
+    const git_tree_update *u, size_t n, git_oid *out);
+
+/* The entry at path under tree root, as git_tree_entry_bypath():
+ * ERR_NOTFOUND when there is none. */
+enum err gittree_bypath(struct gitrepo *r, const git_oid *root,
+    const char *path, git_oid *oid, unsigned *mode);
+
+void gittrees_free(struct gittrees *t);
+
+/* One entry of a tree (bot/git/gittree.c). */
+struct gittree_ent {
+	const char *name; /* not NUL-terminated: len bytes */
+	size_t len;
+	unsigned mode;
+	const unsigned char *id; /* 20 bytes */
+};
+
+/* The entries of tree id in git's order, in one block the caller frees
+ * (names and ids inside it). */
+enum err gittree_entries(
+    struct gitrepo *r, const git_oid *id, struct gittree_ent **v, size_t *n);
+
+/* Whether mode is a folder's; git's order of two names (a folder's as if
+ * it ended in '/'). */
+bool gittree_is_tree(unsigned mode);
+int gittree_name_cmp(
+    const char *a, size_t na, bool ta, const char *b, size_t nb, bool tb);
 
 /* Log git_error_last() as "git: obj: what: message"; returns ERR_GIT. */
 enum err gitpriv_fail(const char *obj, const char *what);
@@ -82,6 +119,10 @@ enum err gitpack_copy(
  * copy of a whole history wants git's deltas and compression), with
  * nothing written.
  */
+/* A repository on this machine to copy from (bare or not, never made):
+ * ERR_NOTFOUND when path holds none.  gitrepo_free() frees it. */
+enum err gitpriv_open_source(const char *path, struct gitrepo **out);
+
 enum err gitpriv_copy(struct gitrepo *src, struct gitrepo *dst,
     const git_oid *tips, size_t n, size_t max_commits);
 

@@ -130,6 +130,9 @@ open_or_init(struct gitrepo *r, const char *path)
 	return ERR_OK;
 }
 
+/* The largest tree kept in libgit2's object cache (its default: 4 KB). */
+#define TREE_CACHE_MAX ((size_t)1 << 20)
+
 enum err
 gitrepo_open(const char *path, struct gitrepo **out)
 {
@@ -146,6 +149,13 @@ gitrepo_open(const char *path, struct gitrepo **out)
 	 * so it cannot be off for our own objects alone.  It costs a
 	 * collision-detecting SHA-1 per object read (docs/DECISIONS.md). */
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	/* Hashing again is paid per read from the object database, and
+	 * libgit2 caches trees of up to 4 KB only: a folder of 1,700 files
+	 * (a 70 KB tree) was read and hashed again by every step of a build
+	 * (the path walk, the tree update, the persisting walk, the push).
+	 * Cached, a tree is hashed once per process. */
+	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, (int)GIT_OBJECT_TREE,
+	    TREE_CACHE_MAX);
 	r = xcalloc(1, sizeof(*r));
 	r->path = xstrdup(path);
 	e = open_or_init(r, path);
@@ -163,6 +173,27 @@ gitrepo_open(const char *path, struct gitrepo **out)
 	return ERR_OK;
 }
 
+enum err
+gitpriv_open_source(const char *path, struct gitrepo **out)
+{
+	struct gitrepo *r;
+
+	*out = NULL;
+	git_libgit2_init();
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	r = xcalloc(1, sizeof(*r));
+	r->path = xstrdup(path);
+	if (git_repository_open_ext(
+	        &r->repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
+	    git_repository_odb(&r->odb, r->repo) < 0) {
+		git_error_clear();
+		gitrepo_free(r);
+		return ERR_NOTFOUND;
+	}
+	*out = r;
+	return ERR_OK;
+}
+
 void
 gitrepo_free(struct gitrepo *r)
 {
@@ -173,6 +204,7 @@ gitrepo_free(struct gitrepo *r)
 	git_odb_free(r->odb); /* the odb owns the mempack backend */
 	git_repository_free(r->repo);
 	gitcache_free(&r->cache);
+	gittrees_free(r->trees);
 	free(r->path);
 	free(r);
 	git_libgit2_shutdown();
@@ -449,47 +481,53 @@ static enum err
 persist_tree(struct gitrepo *r, struct gitrepo *have, const git_oid *oid,
     const git_oid *base, struct oidset *seen, struct oidlist *out)
 {
-	git_tree *t = NULL, *bt = NULL;
-	size_t i, n;
-	enum err e = ERR_OK;
+	struct gittree_ent *t = NULL, *bt = NULL;
+	size_t i, k = 0, n = 0, nb = 0;
+	enum err e;
 
 	if ((base && git_oid_equal(oid, base)) || !oidset_add(seen, oid) ||
 	    gitpriv_on_disk(have, oid))
 		return ERR_OK;
-	if (git_tree_lookup(&t, r->repo, oid) < 0)
-		return gitpriv_fail(git_oid_tostr_s(oid), "tree lost");
-	if (base && git_tree_lookup(&bt, r->repo, base) < 0) {
+	/* The trees of a build are in memory already (bot/git/gittree.c). */
+	if ((e = gittree_entries(r, oid, &t, &n)) != ERR_OK)
+		return e == ERR_LIMIT
+		    ? gitpriv_fail(git_oid_tostr_s(oid), "tree lost")
+		    : e;
+	if (base && gittree_entries(r, base, &bt, &nb) != ERR_OK) {
 		git_error_clear();
-		bt = NULL;
+		nb = 0;
 	}
-	n = git_tree_entrycount(t);
 	for (i = 0; i < n && e == ERR_OK; i++) {
-		const git_tree_entry *te = git_tree_entry_byindex(t, i);
-		const git_tree_entry *be = bt
-		    ? git_tree_entry_byname(bt, git_tree_entry_name(te))
-		    : NULL;
-		const git_oid *id = git_tree_entry_id(te);
+		const struct gittree_ent *te = &t[i], *be = NULL;
+		bool dir = gittree_is_tree(te->mode);
+		git_oid id;
+		int c = 1;
 
-		if (be && git_oid_equal(id, git_tree_entry_id(be)))
+		/* Both lists are in git's order: walk them side by side. */
+		while (k < nb &&
+		    (c = gittree_name_cmp(bt[k].name, bt[k].len,
+		         gittree_is_tree(bt[k].mode), te->name, te->len, dir)) <
+		        0)
+			k++;
+		if (k < nb && c == 0)
+			be = &bt[k];
+		if (be && memcmp(be->id, te->id, 20) == 0)
 			continue;
-		switch (git_tree_entry_type(te)) {
-		case GIT_OBJECT_TREE:
-			e = persist_tree(r, have, id,
-			    be && git_tree_entry_type(be) == GIT_OBJECT_TREE
-			        ? git_tree_entry_id(be)
-			        : NULL,
-			    seen, out);
-			break;
-		case GIT_OBJECT_BLOB:
-			if (oidset_add(seen, id) && !gitpriv_on_disk(have, id))
-				oidlist_add(out, id);
-			break;
-		default: /* a submodule's commit is not ours to have */
-			break;
+		memcpy(id.id, te->id, 20);
+		if (dir) {
+			git_oid bid;
+			if (be)
+				memcpy(bid.id, be->id, 20);
+			e = persist_tree(
+			    r, have, &id, be ? &bid : NULL, seen, out);
+		} else if ((te->mode & 0170000) != 0160000 &&
+		    oidset_add(seen, &id) && !gitpriv_on_disk(have, &id)) {
+			/* (a submodule's commit is not ours to have) */
+			oidlist_add(out, &id);
 		}
 	}
-	git_tree_free(bt);
-	git_tree_free(t);
+	free(bt);
+	free(t);
 	if (e == ERR_OK)
 		oidlist_add(out, oid);
 	return e;

@@ -1,0 +1,213 @@
+/*
+ * Trees updated in memory (bot/git/gittree.c) against libgit2's
+ * git_tree_create_updated() on the same updates: the same tree ids, the
+ * same lookups as git_tree_entry_bypath(), and ERR_LIMIT where libgit2
+ * must decide.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bot/git/gitpriv.h"
+#include "tests/unit/gittest.h"
+
+static const char *tmp;
+static struct gitrepo *r;
+static git_oid blob[4];
+
+static int
+setup(void **state)
+{
+	char path[300];
+	size_t i;
+
+	(void)state;
+	tmp = gt_setup();
+	snprintf(path, sizeof(path), "%s/t.git", tmp);
+	if (gitrepo_open(path, &r) != ERR_OK)
+		return -1;
+	for (i = 0; i < 4; i++) {
+		char text[32];
+		snprintf(text, sizeof(text), "blob %zu\n", i);
+		if (gitpriv_blob(r, text, strlen(text), &blob[i]) != ERR_OK)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	gitrepo_free(r);
+	gt_teardown(tmp);
+	return 0;
+}
+
+static git_tree_update
+up(const char *path, int b)
+{
+	git_tree_update u;
+
+	memset(&u, 0, sizeof(u));
+	u.path = path;
+	if (b < 0) {
+		u.action = GIT_TREE_UPDATE_REMOVE;
+	} else {
+		u.action = GIT_TREE_UPDATE_UPSERT;
+		u.id = blob[b];
+		u.filemode =
+		    b == 3 ? GIT_FILEMODE_BLOB_EXECUTABLE : GIT_FILEMODE_BLOB;
+	}
+	return u;
+}
+
+/* Apply u with both and check they agree; the new tree into out. */
+static void
+both(const git_oid *base, const git_tree_update *u, size_t n, git_oid *out)
+{
+	git_tree *bt = NULL;
+	git_oid want;
+
+	assert_int_equal(git_tree_lookup(&bt, r->repo, base), 0);
+	assert_int_equal(git_tree_create_updated(&want, r->repo, bt, n, u), 0);
+	git_tree_free(bt);
+	assert_int_equal(gittree_update(r, base, u, n, out), ERR_OK);
+	assert_string_equal(git_oid_tostr_s(out), git_oid_tostr_s(&want));
+}
+
+static git_oid
+empty_tree(void)
+{
+	git_treebuilder *tb = NULL;
+	git_oid id;
+
+	assert_int_equal(git_treebuilder_new(&tb, r->repo, NULL), 0);
+	assert_int_equal(git_treebuilder_write(&id, tb), 0);
+	git_treebuilder_free(tb);
+	return id;
+}
+
+/* Names that sort differently as files and as folders ("a" < "a-b" <
+ * "a.c" < "a/" < "a0"), nested folders made, changed, emptied. */
+static void
+test_same_trees_as_libgit2(void **state)
+{
+	git_oid t0 = empty_tree(), t1, t2, t3, t4, t5;
+	git_tree_update u1[] = { up("a.c", 0), up("a/b/c", 1), up("a-b", 2),
+		up("a0", 0), up("z/y", 3), up("a/x", 2), up("m/n/o/p", 1) };
+	git_tree_update u2[] = { up("a/b/c", 2), up("a/b/d", 0), up("a.c", 3),
+		up("b", 1) };
+	git_tree_update u3[] = { up("m/n/o/p", -1), up("a0", -1) };
+	git_tree_update u4[] = { up("a/b/c", -1), up("a/b/d", -1),
+		up("a/x", -1) };
+	git_tree_update u5[] = { up("a.c", -1), up("a-b", -1), up("b", -1),
+		up("z/y", -1) };
+
+	(void)state;
+	both(&t0, u1, 7, &t1);
+	both(&t1, u2, 4, &t2);
+	both(&t2, u3, 2, &t3); /* m/ and m/n/o/ go with their last file */
+	both(&t3, u4, 3, &t4); /* a/ goes too */
+	both(&t4, u5, 4, &t5); /* nothing left: the empty tree */
+	assert_true(git_oid_equal(&t5, &t0));
+}
+
+/* A big folder, changed entry by entry as a queue of patches does. */
+static void
+test_big_folder(void **state)
+{
+	static char names[1700][32];
+	git_tree_update u[1700];
+	git_oid t, t2;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 1700; i++) {
+		snprintf(
+		    names[i], sizeof(names[i]), "man3/f%zu.3", i * 7919 % 1700);
+		u[i] = up(names[i], (int)(i % 3));
+	}
+	t = empty_tree();
+	both(&t, u, 1700, &t2);
+	for (i = 0; i < 1700; i += 97) {
+		git_tree_update one = up(names[i], (int)((i + 1) % 3));
+		t = t2;
+		both(&t, &one, 1, &t2);
+	}
+}
+
+/* What libgit2 must do: a file that becomes a folder, a folder that
+ * becomes a file, removing what is not there, a path twice. */
+static void
+test_limits(void **state)
+{
+	git_oid t0 = empty_tree(), t1, out;
+	git_tree_update base[] = { up("f", 0), up("d/x", 1) };
+	git_tree_update file_to_dir[] = { up("f/g", 0) };
+	git_tree_update dir_to_file[] = { up("d", 0) };
+	git_tree_update gone[] = { up("nothere", -1) };
+	git_tree_update twice[] = { up("f", 1), up("f", 2) };
+
+	(void)state;
+	both(&t0, base, 2, &t1);
+	assert_int_equal(
+	    gittree_update(r, &t1, file_to_dir, 1, &out), ERR_LIMIT);
+	assert_int_equal(
+	    gittree_update(r, &t1, dir_to_file, 1, &out), ERR_LIMIT);
+	assert_int_equal(gittree_update(r, &t1, gone, 1, &out), ERR_LIMIT);
+	assert_int_equal(gittree_update(r, &t1, twice, 2, &out), ERR_LIMIT);
+}
+
+/* Lookups by path agree with git_tree_entry_bypath(). */
+static void
+test_bypath(void **state)
+{
+	static const char *paths[] = { "a.c", "a", "a/", "a/b", "a/b/c",
+		"a/b/c/", "a/x", "a-b", "a0", "z/y", "zz", "a/b/nope", "a.c/x",
+		"", "m" };
+	git_oid t0 = empty_tree(), t1, oid;
+	git_tree_update u[] = { up("a.c", 0), up("a/b/c", 1), up("a-b", 2),
+		up("a0", 0), up("z/y", 3), up("a/x", 2) };
+	git_tree *t = NULL;
+	unsigned mode;
+	size_t i;
+
+	(void)state;
+	both(&t0, u, 6, &t1);
+	assert_int_equal(git_tree_lookup(&t, r->repo, &t1), 0);
+	for (i = 0; i < sizeof(paths) / sizeof(*paths); i++) {
+		git_tree_entry *te = NULL;
+		int rc = git_tree_entry_bypath(&te, t, paths[i]);
+		enum err e = gittree_bypath(r, &t1, paths[i], &oid, &mode);
+
+		if (rc < 0) {
+			git_error_clear();
+			assert_int_equal(e, ERR_NOTFOUND);
+			continue;
+		}
+		assert_int_equal(e, ERR_OK);
+		assert_true(git_oid_equal(&oid, git_tree_entry_id(te)));
+		assert_int_equal(mode, git_tree_entry_filemode(te));
+		git_tree_entry_free(te);
+	}
+	git_tree_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_trees_as_libgit2),
+		cmocka_unit_test(test_big_folder),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_bypath),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
