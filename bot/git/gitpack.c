@@ -212,10 +212,15 @@ write_pack(struct gitrepo *r, struct out *o, const git_oid *oids, size_t n,
 		v[i].id = oids[i];
 		v[i].off = o->off;
 		o->crc = 0;
-		/* What a build made is in memory, hashed when it was made:
-		 * read it there, not through the object database, which
-		 * would hash it again. */
-		if (r->mempack &&
+		/* What a build made is in memory, hashed when it was made,
+		 * and its trees in the tree cache (made here or read there
+		 * verified): read them there, not through the object
+		 * database, which would hash them again. */
+		const void *tree;
+
+		if (gittree_cached(r, &oids[i], &tree, &len)) {
+			out_object(o, GIT_OBJECT_TREE, tree, len);
+		} else if (r->mempack &&
 		    r->mempack->read(
 		        &data, &len, &type, r->mempack, &oids[i]) == 0) {
 			out_object(o, type, data, len);

@@ -80,6 +80,11 @@ struct gittree_ent {
 enum err gittree_entries(
     struct gitrepo *r, const git_oid *id, struct gittree_ent **v, size_t *n);
 
+/* The bytes of tree id when the cache holds them (read verified, or
+ * made and hashed here); valid until the next call into gittree. */
+bool gittree_cached(
+    struct gitrepo *r, const git_oid *id, const void **p, size_t *n);
+
 /* Whether mode is a folder's; git's order of two names (a folder's as if
  * it ended in '/'). */
 bool gittree_is_tree(unsigned mode);

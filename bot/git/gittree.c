@@ -32,18 +32,31 @@
 #include "util/xalloc.h"
 
 /* Bytes of trees kept; past it the cache starts over. */
-#define TREES_MAX ((size_t)64 << 20)
+#define TREES_MAX ((size_t)32 << 20)
 
+/* A tree: its bytes, and its entries once someone asked (views into
+ * raw, which does not move while the slot lives). */
 struct tslot {
 	git_oid id;
 	unsigned char *raw;
 	size_t n;
+	struct gittree_ent *ents;
+	size_t nents;
 };
 
 struct gittrees {
 	struct tslot *v;
 	size_t cap, n, bytes;
+	unsigned busy; /* callers hold views: no starting over */
 };
+
+static void
+slot_clear(struct tslot *s)
+{
+	free(s->raw);
+	free(s->ents);
+	memset(s, 0, sizeof(*s));
+}
 
 void
 gittrees_free(struct gittrees *t)
@@ -53,82 +66,118 @@ gittrees_free(struct gittrees *t)
 	if (t == NULL)
 		return;
 	for (i = 0; i < t->cap; i++)
-		free(t->v[i].raw);
+		slot_clear(&t->v[i]);
 	free(t->v);
 	free(t);
 }
 
 static struct tslot *
-slot_of(struct gittrees *t, const git_oid *id)
+slot_of(struct tslot *v, size_t cap, const git_oid *id)
 {
 	size_t h, i;
 
 	memcpy(&h, id->id, sizeof(h));
-	for (i = h & (t->cap - 1); t->v[i].raw; i = (i + 1) & (t->cap - 1))
-		if (git_oid_equal(&t->v[i].id, id))
+	for (i = h & (cap - 1); v[i].raw; i = (i + 1) & (cap - 1))
+		if (git_oid_equal(&v[i].id, id))
 			break;
-	return &t->v[i];
+	return &v[i];
 }
 
-static void
-trees_put(struct gittrees *t, const git_oid *id, const void *p, size_t n)
+static struct tslot *
+trees_find(struct gittrees *t, const git_oid *id)
 {
 	struct tslot *s;
-	size_t i;
 
-	if (t->bytes + n > TREES_MAX || 2 * (t->n + 1) > t->cap) {
-		size_t cap = t->cap ? t->cap : 1024;
-		if (t->bytes + n <= TREES_MAX)
-			cap *= 2;
+	if (t->cap == 0)
+		return NULL;
+	s = slot_of(t->v, t->cap, id);
+	return s->raw ? s : NULL;
+}
+
+/* Room for one more: over the byte budget start over (unless views are
+ * held), else grow the table when half full, keeping every tree. */
+static void
+trees_room(struct gittrees *t, size_t n)
+{
+	struct tslot *v;
+	size_t i, cap;
+
+	if (t->bytes + n > TREES_MAX && t->busy == 0) {
 		for (i = 0; i < t->cap; i++)
-			free(t->v[i].raw);
-		free(t->v);
-		t->v = xcalloc(cap, sizeof(*t->v));
-		t->cap = cap;
+			slot_clear(&t->v[i]);
 		t->n = t->bytes = 0;
 	}
-	s = slot_of(t, id);
-	if (s->raw)
+	if (2 * (t->n + 1) <= t->cap)
 		return;
+	cap = t->cap ? 2 * t->cap : 1024;
+	v = xcalloc(cap, sizeof(*v));
+	for (i = 0; i < t->cap; i++)
+		if (t->v[i].raw)
+			*slot_of(v, cap, &t->v[i].id) = t->v[i];
+	free(t->v);
+	t->v = v;
+	t->cap = cap;
+}
+
+/* Into cache t, owning raw (freed when already there). */
+static struct tslot *
+trees_own(struct gittrees *t, const git_oid *id, unsigned char *raw, size_t n)
+{
+	struct tslot *s;
+
+	trees_room(t, n);
+	s = slot_of(t->v, t->cap, id);
+	if (s->raw) {
+		free(raw);
+		return s;
+	}
 	s->id = *id;
-	s->raw = xmalloc(n ? n : 1);
-	if (n)
-		memcpy(s->raw, p, n);
+	s->raw = raw;
 	s->n = n;
 	t->n++;
 	t->bytes += n;
+	return s;
 }
 
-/* The raw bytes of tree id, from the cache or the object database. */
+static enum err parse(const unsigned char *p, size_t n,
+    struct gittree_ent **out, size_t *nout, size_t extra);
+
+/* The slot of tree id, from the cache or the object database (read
+ * there once, verified), its entries parsed. */
 static enum err
-trees_get(
-    struct gitrepo *r, const git_oid *id, const unsigned char **p, size_t *n)
+trees_get(struct gitrepo *r, const git_oid *id, struct tslot **out)
 {
 	struct tslot *s;
 	git_odb_object *o = NULL;
+	unsigned char *raw;
+	size_t n;
+	enum err e;
 
 	if (r->trees == NULL)
 		r->trees = xcalloc(1, sizeof(*r->trees));
-	if (r->trees->cap && (s = slot_of(r->trees, id))->raw) {
-		*p = s->raw;
-		*n = s->n;
-		return ERR_OK;
-	}
-	if (git_odb_read(&o, r->odb, id) < 0)
-		return gitpriv_fail(git_oid_tostr_s(id), "cannot read tree");
-	if (git_odb_object_type(o) != GIT_OBJECT_TREE) {
+	if ((s = trees_find(r->trees, id)) == NULL) {
+		if (git_odb_read(&o, r->odb, id) < 0)
+			return gitpriv_fail(
+			    git_oid_tostr_s(id), "cannot read tree");
+		if (git_odb_object_type(o) != GIT_OBJECT_TREE) {
+			git_odb_object_free(o);
+			return ERR_LIMIT;
+		}
+		n = git_odb_object_size(o);
+		raw = xmalloc(n + 1);
+		memcpy(raw, git_odb_object_data(o), n);
 		git_odb_object_free(o);
-		return ERR_LIMIT;
+		s = trees_own(r->trees, id, raw, n);
 	}
-	trees_put(r->trees, id, git_odb_object_data(o), git_odb_object_size(o));
-	git_odb_object_free(o);
-	s = slot_of(r->trees, id);
-	*p = s->raw;
-	*n = s->n;
+	if (s->ents == NULL &&
+	    (e = parse(s->raw, s->n, &s->ents, &s->nents, 0)) != ERR_OK)
+		return e;
+	*out = s;
 	return ERR_OK;
 }
 
-/* Parse raw into entries; ERR_LIMIT for what is not a well-formed tree. */
+/* Parse raw into entries; ERR_LIMIT for what is not a well-formed tree.
+ * Room for extra more entries. */
 static enum err
 parse(const unsigned char *p, size_t n, struct gittree_ent **out, size_t *nout,
     size_t extra)
@@ -136,6 +185,8 @@ parse(const unsigned char *p, size_t n, struct gittree_ent **out, size_t *nout,
 	size_t cap = 0, k = 0, i = 0;
 	struct gittree_ent *v = NULL;
 
+	/* About 40 bytes an entry: one allocation mostly. */
+	v = xgrow(v, &cap, n / 30 + extra + 1, sizeof(*v));
 	while (i < n) {
 		const unsigned char *sp = memchr(p + i, ' ', n - i), *nul;
 		unsigned mode = 0;
@@ -163,8 +214,6 @@ parse(const unsigned char *p, size_t n, struct gittree_ent **out, size_t *nout,
 		free(v);
 		return ERR_LIMIT;
 	}
-	if (v == NULL)
-		v = xcalloc(extra + 1, sizeof(*v));
 	*out = v;
 	*nout = k;
 	return ERR_OK;
@@ -214,24 +263,6 @@ find(const struct gittree_ent *v, size_t n, const char *name, size_t len,
 	}
 	*found = false;
 	return lo;
-}
-
-/* Into cache t, owning raw (freed when the cache is full). */
-static void
-trees_own(struct gittrees *t, const git_oid *id, unsigned char *raw, size_t n)
-{
-	struct tslot *s;
-
-	trees_put(t, id, "", 0); /* make room, find the slot */
-	s = slot_of(t, id);
-	if (s->raw && s->n == 0) {
-		free(s->raw);
-		s->raw = raw;
-		s->n = n;
-		t->bytes += n;
-	} else {
-		free(raw);
-	}
 }
 
 /* A mode in octal as git writes it: no leading zeros. */
@@ -308,17 +339,21 @@ static enum err
 update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
     size_t n, size_t depth, git_oid *out, bool *empty)
 {
-	const unsigned char *raw = (const unsigned char *)"";
-	size_t len = 0, nv = 0, i, j, at;
+	struct tslot *bs;
+	size_t nv = 0, i, j, at;
 	struct gittree_ent *v = NULL;
 	git_oid *sub = xcalloc(n, sizeof(*sub));
 	bool found;
 	enum err e = ERR_OK;
 
-	if (base && (e = trees_get(r, base, &raw, &len)) != ERR_OK)
+	/* A copy of the entries with room for n more; they point into the
+	 * base's bytes, which stay while the cache is busy. */
+	if (base && (e = trees_get(r, base, &bs)) != ERR_OK)
 		goto out;
-	if ((e = parse(raw, len, &v, &nv, n)) != ERR_OK)
-		goto out;
+	nv = base ? bs->nents : 0;
+	v = xcalloc(nv + n + 1, sizeof(*v));
+	if (nv)
+		memcpy(v, bs->ents, nv * sizeof(*v));
 	for (i = 0; i < n && e == ERR_OK; i = j) {
 		const char *name = u[i].path + depth;
 		size_t hl = head_len(name);
@@ -424,7 +459,9 @@ gittree_update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
 		        s[i].filemode != GIT_FILEMODE_BLOB_EXECUTABLE &&
 		        s[i].filemode != GIT_FILEMODE_LINK))
 			break;
+	r->trees->busy++;
 	e = i < n ? ERR_LIMIT : update(r, base, s, n, 0, out, &empty);
+	r->trees->busy--;
 	free(s);
 	return e;
 }
@@ -433,29 +470,23 @@ enum err
 gittree_bypath(struct gitrepo *r, const git_oid *root, const char *path,
     git_oid *oid, unsigned *mode)
 {
-	const unsigned char *raw;
 	git_oid cur = *root;
-	struct gittree_ent *v = NULL;
-	size_t len, nv;
+	struct tslot *ts;
 	enum err e;
 
 	for (;;) {
 		size_t hl = head_len(path), at;
 		bool folder = path[hl] == '/', found;
 
-		if ((e = trees_get(r, &cur, &raw, &len)) != ERR_OK ||
-		    (e = parse(raw, len, &v, &nv, 0)) != ERR_OK)
+		if ((e = trees_get(r, &cur, &ts)) != ERR_OK)
 			return e;
-		at = find(v, nv, path, hl, true, &found);
+		at = find(ts->ents, ts->nents, path, hl, true, &found);
 		if (!found && !folder)
-			at = find(v, nv, path, hl, false, &found);
-		if (!found || hl == 0) {
-			free(v);
+			at = find(ts->ents, ts->nents, path, hl, false, &found);
+		if (!found || hl == 0)
 			return ERR_NOTFOUND;
-		}
-		memcpy(cur.id, v[at].id, 20);
-		*mode = v[at].mode;
-		free(v);
+		memcpy(cur.id, ts->ents[at].id, 20);
+		*mode = ts->ents[at].mode;
 		if (!folder || path[hl + 1] == '\0') {
 			*oid = cur;
 			return ERR_OK;
@@ -470,29 +501,39 @@ enum err
 gittree_entries(
     struct gitrepo *r, const git_oid *id, struct gittree_ent **out, size_t *n)
 {
-	const unsigned char *raw;
+	struct gittree_ent *v;
+	struct tslot *ts;
 	unsigned char *copy;
-	struct gittree_ent *v = NULL;
-	size_t len, i;
+	size_t i;
 	enum err e;
 
 	*out = NULL;
 	*n = 0;
-	if (r->trees == NULL)
-		r->trees = xcalloc(1, sizeof(*r->trees));
-	if ((e = trees_get(r, id, &raw, &len)) != ERR_OK)
+	if ((e = trees_get(r, id, &ts)) != ERR_OK)
 		return e;
 	/* A copy: the cache may start over while the caller holds these. */
-	if ((e = parse(raw, len, &v, n, 0)) != ERR_OK)
-		return e;
-	v = xrealloc(v, (*n + 1) * sizeof(*v) + len + 1);
-	copy = (unsigned char *)(v + *n + 1);
-	memcpy(copy, raw, len);
-	for (i = 0; i < *n; i++) {
-		v[i].name =
-		    (const char *)copy + (v[i].name - (const char *)raw);
-		v[i].id = copy + (v[i].id - raw);
+	v = xmalloc((ts->nents + 1) * sizeof(*v) + ts->n + 1);
+	copy = (unsigned char *)(v + ts->nents + 1);
+	memcpy(copy, ts->raw, ts->n);
+	for (i = 0; i < ts->nents; i++) {
+		v[i] = ts->ents[i];
+		v[i].name = (const char *)copy +
+		    (ts->ents[i].name - (const char *)ts->raw);
+		v[i].id = copy + (ts->ents[i].id - ts->raw);
 	}
 	*out = v;
+	*n = ts->nents;
 	return ERR_OK;
+}
+
+bool
+gittree_cached(struct gitrepo *r, const git_oid *id, const void **p, size_t *n)
+{
+	struct tslot *s = r->trees ? trees_find(r->trees, id) : NULL;
+
+	if (s == NULL)
+		return false;
+	*p = s->raw;
+	*n = s->n;
+	return true;
 }
