@@ -58,7 +58,9 @@ struct git_pubinbox {
 	git_repository *repo; /* epochs[ei], once its walk is loaded */
 	size_t reads; /* commits read since repo was opened */
 	git_oid *oids; /* its commits, oldest first */
-	size_t noids, oalloc, oi;
+	git_oid *trees; /* their trees: the walk read them, the reads need
+	                   only these */
+	size_t noids, oalloc, talloc, oi;
 	git_oid hide; /* resume after this commit of epochs[ei] */
 	bool has_hide;
 	git_blob *blob; /* the mail handed out last */
@@ -204,10 +206,11 @@ gp_reopen(struct git_pubinbox *p)
 	return gp_open_repo(p, p->ei, &p->repo);
 }
 
-/* The first parent of commit oid into *parent; false for a root. */
+/* The first parent of commit oid into *parent (*root when it has none),
+ * its tree into *tree. */
 static enum err
-gp_parent(
-    struct git_pubinbox *p, const git_oid *oid, git_oid *parent, bool *root)
+gp_parent(struct git_pubinbox *p, const git_oid *oid, git_oid *parent,
+    git_oid *tree, bool *root)
 {
 	git_commit *c = NULL;
 	enum err e;
@@ -217,6 +220,7 @@ gp_parent(
 	if (git_commit_lookup(&c, p->repo, oid) != 0)
 		return gp_giterr(p, "commit");
 	*root = git_commit_parentcount(c) == 0;
+	git_oid_cpy(tree, git_commit_tree_id(c));
 	if (!*root)
 		git_oid_cpy(parent, git_commit_parent_id(c, 0));
 	git_commit_free(c);
@@ -246,8 +250,11 @@ gp_walk(struct git_pubinbox *p)
 			return ERR_OK;
 		p->oids =
 		    xgrow(p->oids, &p->oalloc, p->noids + 1, sizeof(*p->oids));
-		git_oid_cpy(&p->oids[p->noids++], &oid);
-		e = gp_parent(p, &oid, &oid, &root);
+		p->trees = xgrow(
+		    p->trees, &p->talloc, p->noids + 1, sizeof(*p->trees));
+		git_oid_cpy(&p->oids[p->noids], &oid);
+		e = gp_parent(p, &oid, &oid, &p->trees[p->noids], &root);
+		p->noids++;
 		if (e != ERR_OK)
 			return e;
 		if (root)
@@ -272,6 +279,9 @@ gp_load(struct git_pubinbox *p)
 		tmp = p->oids[i];
 		p->oids[i] = p->oids[p->noids - 1 - i];
 		p->oids[p->noids - 1 - i] = tmp;
+		tmp = p->trees[i];
+		p->trees[i] = p->trees[p->noids - 1 - i];
+		p->trees[p->noids - 1 - i] = tmp;
 	}
 	return gp_reopen(p);
 }
@@ -281,16 +291,15 @@ gp_load(struct git_pubinbox *p)
  * holds none (a deletion, or not a v2 commit at all).
  */
 static enum err
-gp_read_commit(struct git_pubinbox *p, const git_oid *oid)
+gp_read_commit(struct git_pubinbox *p, const git_oid *oid, const git_oid *tree)
 {
-	git_commit *c = NULL;
 	git_tree *t = NULL;
 	const git_tree_entry *te;
 	enum err e = ERR_NOTFOUND;
 
-	if (git_commit_lookup(&c, p->repo, oid) != 0 ||
-	    git_commit_tree(&t, c) != 0) {
-		e = gp_giterr(p, "commit");
+	/* The walk read the commit already: its tree is all we need. */
+	if (git_tree_lookup(&t, p->repo, tree) != 0) {
+		e = gp_giterr(p, "tree");
 		goto out;
 	}
 	te = git_tree_entry_byname(t, "m");
@@ -307,7 +316,6 @@ gp_read_commit(struct git_pubinbox *p, const git_oid *oid)
 	e = ERR_OK;
 out:
 	git_tree_free(t);
-	git_commit_free(c);
 	return e;
 }
 
@@ -337,8 +345,9 @@ gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
 		}
 		if (++p->reads > GP_REOPEN && (e = gp_reopen(p)) != ERR_OK)
 			return e;
-		oid = &p->oids[p->oi++];
-		e = gp_read_commit(p, oid);
+		oid = &p->oids[p->oi];
+		e = gp_read_commit(p, oid, &p->trees[p->oi]);
+		p->oi++;
 		if (e == ERR_NOTFOUND)
 			continue;
 		if (e != ERR_OK)
@@ -552,6 +561,7 @@ git_pubinbox_free(struct git_pubinbox *p)
 		free(p->epochs[i].path);
 	free(p->epochs);
 	free(p->oids);
+	free(p->trees);
 	free(p->path);
 	if (p->initialised)
 		git_libgit2_shutdown();
