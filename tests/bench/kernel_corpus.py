@@ -14,7 +14,7 @@ that the bench can hold our import to its target on mail like that too.
 import random
 
 SEED = 0x23
-VERSION = 'kernel-corpus v1'
+VERSION = 'kernel-corpus v2'
 BASE_TIME = 1700000000
 
 SYL = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'te', 'vo', 'da', 'fi', 'gu',
