@@ -286,7 +286,9 @@ static enum err
 store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out)
 {
 	struct patchid_sha1_ctx c;
+	struct gittree_ent *ne = xcalloc(n + 1, sizeof(*ne));
 	unsigned char *raw, *p;
+	struct tslot *s;
 	char hdr[32];
 	size_t i, len = 0;
 	int k;
@@ -294,18 +296,25 @@ store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out)
 	for (i = 0; i < n; i++)
 		len += 12 + v[i].len + 1 + 20;
 	p = raw = xmalloc(len + 1);
+	/* The entries of the new tree come with it: the next look at it
+	 * needs no parse. */
 	for (i = 0; i < n; i++) {
 		p += put_mode(p, v[i].mode);
 		*p++ = ' ';
 		memcpy(p, v[i].name, v[i].len);
+		ne[i].name = (const char *)p;
+		ne[i].len = v[i].len;
+		ne[i].mode = v[i].mode;
 		p += v[i].len;
 		*p++ = '\0';
 		memcpy(p, v[i].id, 20);
+		ne[i].id = p;
 		p += 20;
 	}
 	len = (size_t)(p - raw);
 	k = snprintf(hdr, sizeof(hdr), "tree %zu", len);
 	if (k < 0 || (size_t)k >= sizeof(hdr)) {
+		free(ne);
 		free(raw);
 		return ERR_INVAL;
 	}
@@ -314,10 +323,17 @@ store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out)
 	patchid_sha1_update(&c, raw, len);
 	patchid_sha1_final(&c, out->id);
 	if (r->mempack->write(r->mempack, out, raw, len, GIT_OBJECT_TREE) < 0) {
+		free(ne);
 		free(raw);
 		return gitpriv_fail(r->path, "cannot store tree");
 	}
-	trees_own(r->trees, out, raw, len);
+	s = trees_own(r->trees, out, raw, len);
+	if (s->raw == raw && s->ents == NULL) {
+		s->ents = ne;
+		s->nents = n;
+	} else {
+		free(ne);
+	}
 	return ERR_OK;
 }
 
