@@ -116,6 +116,10 @@ enum err gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n);
 enum err gitpack_copy(
     struct gitrepo *src, struct gitrepo *r, const git_oid *oids, size_t n);
 
+/* A repository on this machine to copy from (bare or not, never made):
+ * ERR_NOTFOUND when path holds none.  gitrepo_free() frees it. */
+enum err gitpriv_open_source(const char *path, struct gitrepo **out);
+
 /*
  * Copy to dst every object reachable from tips that dst does not have on
  * disk, as one pack (a local push or fetch without libgit2's transport:
@@ -124,10 +128,6 @@ enum err gitpack_copy(
  * copy of a whole history wants git's deltas and compression), with
  * nothing written.
  */
-/* A repository on this machine to copy from (bare or not, never made):
- * ERR_NOTFOUND when path holds none.  gitrepo_free() frees it. */
-enum err gitpriv_open_source(const char *path, struct gitrepo **out);
-
 enum err gitpriv_copy(struct gitrepo *src, struct gitrepo *dst,
     const git_oid *tips, size_t n, size_t max_commits);
 
@@ -137,6 +137,10 @@ enum err gitpriv_copy(struct gitrepo *src, struct gitrepo *dst,
  * is several times slower, and blobs are most of what a build hashes.
  */
 enum err gitpriv_blob(struct gitrepo *r, const void *p, size_t n, git_oid *out);
+
+/* The same for an object of any type (a commit, a tree). */
+enum err gitpriv_object(struct gitrepo *r, git_object_t type, const void *p,
+    size_t n, git_oid *out);
 
 /* Drop the in-memory store without writing it (after a failed build). */
 void gitpriv_discard(struct gitrepo *r);

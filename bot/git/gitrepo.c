@@ -246,9 +246,17 @@ gitpriv_exists(struct gitrepo *r, const git_oid *oid)
 enum err
 gitpriv_blob(struct gitrepo *r, const void *p, size_t n, git_oid *out)
 {
+	return gitpriv_object(r, GIT_OBJECT_BLOB, p, n, out);
+}
+
+enum err
+gitpriv_object(
+    struct gitrepo *r, git_object_t type, const void *p, size_t n, git_oid *out)
+{
 	struct patchid_sha1_ctx c;
 	char hdr[32];
-	int k = snprintf(hdr, sizeof(hdr), "blob %zu", n);
+	int k = snprintf(
+	    hdr, sizeof(hdr), "%s %zu", git_object_type2string(type), n);
 
 	if (k < 0 || (size_t)k >= sizeof(hdr))
 		return ERR_INVAL;
@@ -256,8 +264,11 @@ gitpriv_blob(struct gitrepo *r, const void *p, size_t n, git_oid *out)
 	patchid_sha1_update(&c, hdr, (size_t)k + 1); /* with its NUL */
 	patchid_sha1_update(&c, p, n);
 	patchid_sha1_final(&c, out->id);
-	if (r->mempack->write(r->mempack, out, p, n, GIT_OBJECT_BLOB) < 0)
-		return gitpriv_fail(r->path, "cannot store blob");
+	/* Straight into the in-memory store: git_odb_write() would first
+	 * look for the object on disk to freshen it, and read the pack
+	 * folder again when it is not there, for every new object. */
+	if (r->mempack->write(r->mempack, out, p, n, type) < 0)
+		return gitpriv_fail(r->path, "cannot store object");
 	return ERR_OK;
 }
 

@@ -203,9 +203,9 @@ build_one(struct build *bd, const struct gitstage_entry *e,
 		return ERR_OK;
 	if ((err = compose(bd, e, &tree, &bd->tip)))
 		return err;
-	if (git_odb_write(&commit, bd->r->odb, bd->text.p, bd->text.n,
-	        GIT_OBJECT_COMMIT) < 0)
-		return gitpriv_fail(bd->r->path, "cannot write commit");
+	if ((err = gitpriv_object(
+	         bd->r, GIT_OBJECT_COMMIT, bd->text.p, bd->text.n, &commit)))
+		return err;
 	git_oid_tostr(res->commit, sizeof(res->commit), &commit);
 	return set_tip(bd, &commit);
 }
