@@ -248,6 +248,50 @@ imap_connect(
 	return ERR_OK;
 }
 
+/*
+ * The fuzz target's way in (tests/fuzz/fuzz_imap.c): the same session as
+ * imap_connect() over a descriptor already connected, in the clear.  No
+ * configuration reaches it: a real source always speaks TLS.
+ */
+enum err
+imap_open_plain_fd(
+    const char *url, int fd, struct imap **out, char *err, size_t errn)
+{
+	struct imap_config c = { url, NULL, NULL, NULL, 5 };
+	struct imap *im = xcalloc(1, sizeof(*im));
+	mailstream_low *low;
+	const char *why;
+	enum err e = ERR_OK;
+	int r;
+
+	*out = NULL;
+	if (imapurl_parse(url, &im->url, &why) != ERR_OK) {
+		snprintf(err, errn, "%s", why);
+		free(im);
+		close(fd);
+		return ERR_CONFIG;
+	}
+	im->s = mailimap_new(0, NULL);
+	if (im->s == NULL)
+		fatal("imap: out of memory");
+	mailimap_set_timeout(im->s, c.timeout);
+	low = mailstream_low_socket_open(fd);
+	if (low == NULL)
+		fatal("imap: out of memory");
+	r = mailimap_connect(im->s, mailstream_new(low, 8192));
+	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
+	    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
+		e = fail(err, errn, ERR_NET, "greeting", r);
+	if (e == ERR_OK)
+		e = login_select(im, &c, err, errn);
+	if (e != ERR_OK) {
+		imap_close(im);
+		return e;
+	}
+	*out = im;
+	return ERR_OK;
+}
+
 void
 imap_close(struct imap *im)
 {

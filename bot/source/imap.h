@@ -31,6 +31,9 @@ struct imap;
  */
 enum err imap_connect(
     const struct imap_config *c, struct imap **out, char *err, size_t errn);
+/* For the fuzz target only: the same over a connected fd, without TLS. */
+enum err imap_open_plain_fd(
+    const char *url, int fd, struct imap **out, char *err, size_t errn);
 /* Close without waiting for the server. */
 void imap_close(struct imap *im);
 
