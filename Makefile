@@ -41,7 +41,7 @@ BINARY   := $(if $(filter build,$(BUILD)),$(PROG),$(BUILD)/$(PROG))
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: corpus-git all check test unit integration replay check-layers format format-check \
-	asan-check bench demo fuzz clean deps
+	asan-check bench demo fuzz fuzz-smoke valgrind soak clean deps
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -95,6 +95,7 @@ check: deps
 	$(MAKE) check-layers format-check
 	$(MAKE) test
 	$(MAKE) asan-check
+	$(MAKE) fuzz-smoke
 
 test: all
 	@tests/run-tests $(BUILD) $(abspath $(BINARY))
@@ -127,9 +128,18 @@ demo: deps
 	@$(MAKE) -s all
 	@scripts/demo $(abspath $(BINARY))
 
-# libFuzzer builds of every target (clang); not part of check.
+# libFuzzer builds of every target (clang); check runs each for
+# FUZZ_SECONDS from its regressions (scripts/fuzz-smoke).
+FUZZ_SECONDS ?= 10
 fuzz:
 	@scripts/build-fuzz
+
+fuzz-smoke:
+	@scripts/fuzz-smoke $(FUZZ_SECONDS)
+
+# The unit tests under valgrind: 0 errors, 0 definite leaks.
+valgrind: all
+	@scripts/valgrind-unit
 
 clean:
 	rm -rf build build-asan build-fuzz $(PROG)
