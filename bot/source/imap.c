@@ -196,8 +196,22 @@ login_select(
 	explicit_bzero(password, sizeof(password));
 	if (e != ERR_OK)
 		return e;
-	/* The capabilities after login are the ones that count. */
-	if (mailimap_capability(im->s, &cap) == MAILIMAP_NO_ERROR)
+	/* The capabilities after login are the ones that count.  libetpan
+	 * 1.9.4 copies the list it holds when the answer is OK, and a server
+	 * that answers OK without ever having sent a list would have it copy
+	 * NULL (a crash, tests/fixtures/regress/imap/): give it an empty
+	 * list to copy, which a list in the answer replaces. */
+	if (im->s->imap_connection_info != NULL &&
+	    im->s->imap_connection_info->imap_capability == NULL) {
+		clist *none = clist_new();
+
+		if (none == NULL)
+			fatal("imap: out of memory");
+		im->s->imap_connection_info->imap_capability =
+		    mailimap_capability_data_new(none);
+	}
+	if (im->s->imap_connection_info != NULL &&
+	    mailimap_capability(im->s, &cap) == MAILIMAP_NO_ERROR)
 		mailimap_capability_data_free(cap);
 	im->idle = mailimap_has_idle(im->s) != 0;
 	im->move = mailimap_has_extension(im->s, "MOVE") != 0;
