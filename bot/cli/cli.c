@@ -56,6 +56,7 @@ static const char usage_text[] =
     "  retest REF                    test again, ignoring known results\n"
     "  send [--now]                  send the mail that is due\n"
     "  rebuild | upstream            run one staging worker once\n"
+    "  gc [--project P]              pack and prune the staging repositories\n"
     "  test [REF]                    test what is staged, until done\n"
     "  run [--once]                  the daemon: sources, workers, timers\n"
     "  status [--json]               sources, queues, outbox, last runs\n"
@@ -507,6 +508,7 @@ static const struct subcommand {
 	{ "publish", cli_publish_cmd },
 	{ "run", cli_run_cmd },
 	{ "status", cli_status_cmd },
+	{ "gc", cli_gc_cmd },
 };
 
 int

@@ -61,6 +61,9 @@ int cli_status_cmd(struct cli *c);
 /* cli_am.c: `patchyard am [--verified] REF`. */
 int cli_am_cmd(struct cli *c);
 
+/* cli_gc.c: `patchyard gc [--project P]`. */
+int cli_gc_cmd(struct cli *c);
+
 /* cli_test.c: `patchyard test [REF]` and `patchyard retest REF`. */
 int cli_test_cmd(struct cli *c);
 int cli_retest_cmd(struct cli *c);

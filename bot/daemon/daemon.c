@@ -29,6 +29,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "bot/git/gitgc.h"
 #include "bot/mailout/outbox.h"
 #include "bot/tester/tester.h"
 #include "bot/workflow/promote.h"
@@ -261,6 +262,61 @@ test_run(struct daemon *d, double now)
 }
 
 /*
+ * gc of the staging repositories ([run] gc-interval, a week by default;
+ * 0: never): due when a repository's last gc (the stamp gitgc leaves,
+ * so that restarts do not reset the clock) is older than the interval.
+ * The stamps are read once a minute.  A repository busy with a build
+ * (another process's) is tried again at the next look.
+ */
+static bool
+gc_due_project(const struct daemon *d, const struct conf_project *p)
+{
+	return p->staging != NULL &&
+	    (double)gitgc_last(p->staging) + d->conf->run_gc_interval <=
+	    time_now();
+}
+
+static bool
+gc_due(struct daemon *d, double now)
+{
+	size_t i;
+
+	if (d->o.once || d->conf->run_gc_interval <= 0 || now < d->next_gc_look)
+		return false;
+	d->next_gc_look = now + 60;
+	for (i = 0; i < d->conf->nprojects; i++)
+		if (gc_due_project(d, &d->conf->projects[i]))
+			return true;
+	return false;
+}
+
+static enum err
+gc_run(struct daemon *d, double now)
+{
+	struct gitgc_stats s;
+	enum err e = ERR_OK, e1;
+	size_t i;
+
+	(void)now;
+	for (i = 0; i < d->conf->nprojects && !daemon_stop; i++) {
+		const struct conf_project *p = &d->conf->projects[i];
+
+		if (!gc_due_project(d, p))
+			continue;
+		e1 = gitgc_run(p->staging, &s);
+		if (e1 == ERR_OK)
+			log_info("gc: %s: %zu objects, %llu KB -> %llu KB",
+			    p->name, s.objects, s.bytes_before / 1024,
+			    s.bytes_after / 1024);
+		else if (e1 != ERR_BUSY && e == ERR_OK)
+			e = e1;
+	}
+	if (e == ERR_OK)
+		e = store_run_mark(d->st, "gc", time_now());
+	return e;
+}
+
+/*
  * The workers, in the order a pass runs them.  A worker that another
  * room provides is one row: its due check and its run, both given the
  * daemon (d->st, d->conf) and the monotonic time.
@@ -276,6 +332,7 @@ static const struct worker {
 	{ "rebuild", rebuild_due, rebuild_run },
 	{ "test", test_due, test_run },
 	{ "send", send_due, send_run },
+	{ "gc", gc_due, gc_run },
 };
 
 #define NWORKERS (sizeof(workers) / sizeof(workers[0]))

@@ -37,6 +37,7 @@ struct daemon {
 	double next_graduate; /* the promotion policy's next look */
 	bool graduate_done; /* --once: the policy was applied */
 	double next_test; /* after a tester error: when to try again */
+	double next_gc_look; /* when to read the gc stamps again */
 	unsigned failed; /* --once: bit i, worker i failed; not run again */
 };
 

@@ -241,6 +241,28 @@ write_pack(struct gitrepo *r, struct out *o, const git_oid *oids, size_t n,
 	return ERR_OK;
 }
 
+enum err
+gitpack_sync_dir(const char *file)
+{
+	char dir[4096];
+	const char *slash = strrchr(file, '/');
+	int fd, k;
+
+	k = snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - file) : 1,
+	    slash ? file : ".");
+	if (k < 0 || (size_t)k >= sizeof(dir))
+		return ERR_INVAL;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fsync(fd) != 0) {
+		log_err("gitpack: %s: cannot sync: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return ERR_IO;
+	}
+	close(fd);
+	return ERR_OK;
+}
+
 /*
  * Close both files and give them their names, pack first.  On failure
  * the temporary files are removed.  The fds are closed either way.
@@ -257,12 +279,15 @@ install(struct gitrepo *r, int pfd, const char *tp, int ifd, const char *ti,
 	patchid_hex(sha, hex);
 	k1 = snprintf(fp, sizeof(fp), "%s/objects/pack/pack-%s.pack", dir, hex);
 	k2 = snprintf(fi, sizeof(fi), "%s/objects/pack/pack-%s.idx", dir, hex);
-	ok = close(pfd) == 0;
+	/* On disk before they have their names, and the names on disk
+	 * before any ref names what they hold (docs/DECISIONS.md). */
+	ok = fsync(pfd) == 0 && fsync(ifd) == 0;
+	ok = close(pfd) == 0 && ok;
 	ok = close(ifd) == 0 && ok;
 	ok = ok && k1 > 0 && (size_t)k1 < sizeof(fp) && k2 > 0 &&
 	    (size_t)k2 < sizeof(fi);
 	if (ok && rename(tp, fp) == 0) {
-		if (rename(ti, fi) == 0)
+		if (rename(ti, fi) == 0 && gitpack_sync_dir(fi) == ERR_OK)
 			return ERR_OK;
 		unlink(fp);
 	}

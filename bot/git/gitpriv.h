@@ -47,6 +47,7 @@ struct gitrepo {
 	git_odb_backend *mempack; /* new objects land here first */
 	git_odb_backend *loose; /* what persisting writes with */
 	char *path;
+	int lockfd; /* patchyard.lock in the git dir, held shared */
 	struct gitcache cache;
 	struct gittrees *trees; /* trees in memory (bot/git/gittree.c) */
 };
@@ -130,6 +131,9 @@ enum err gitpriv_open_source(const char *path, struct gitrepo **out);
  */
 enum err gitpriv_copy(struct gitrepo *src, struct gitrepo *dst,
     const git_oid *tips, size_t n, size_t max_commits);
+
+/* fsync the folder that holds file, so that its new name is on disk. */
+enum err gitpack_sync_dir(const char *file);
 
 /*
  * Store a blob in the in-memory store; its id in out.  Hashed with

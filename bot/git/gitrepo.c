@@ -14,11 +14,15 @@
 #include "bot/git/gitrepo.h"
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "bot/git/gitpriv.h"
 #include "parsers/patchid.h"
@@ -74,8 +78,9 @@ add_mempack(struct gitrepo *r)
 		log_err("gitrepo: %s: path too long", r->path);
 		return ERR_INVAL;
 	}
+	/* do_fsync: an object is on disk before any ref can name it. */
 	if (git_odb_backend_loose(
-	        &r->loose, objdir, LOOSE_ZLIB_LEVEL, 0, 0, 0) < 0)
+	        &r->loose, objdir, LOOSE_ZLIB_LEVEL, 1, 0, 0) < 0)
 		return gitpriv_fail(r->path, "cannot open loose objects");
 	return ERR_OK;
 }
@@ -132,6 +137,35 @@ open_or_init(struct gitrepo *r, const char *path)
 
 /* The largest tree kept in libgit2's object cache (its default: 4 KB). */
 #define TREE_CACHE_MAX ((size_t)1 << 20)
+/*
+ * Held shared for as long as the repository is open, so that `patchyard
+ * gc` (gitgc.c), which takes it exclusively, never removes what a build
+ * is about to name.  The kernel drops it with the process.
+ */
+static enum err
+take_lock(struct gitrepo *r)
+{
+	char lp[4096];
+	int n = snprintf(
+	    lp, sizeof(lp), "%s/patchyard.lock", git_repository_path(r->repo));
+
+	if (n < 0 || (size_t)n >= sizeof(lp)) {
+		log_err("gitrepo: %s: path too long", r->path);
+		return ERR_INVAL;
+	}
+	r->lockfd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (r->lockfd < 0) {
+		log_err("gitrepo: %s: %s", lp, strerror(errno));
+		return ERR_IO;
+	}
+	while (flock(r->lockfd, LOCK_SH) != 0) {
+		if (errno != EINTR) {
+			log_err("gitrepo: %s: lock: %s", lp, strerror(errno));
+			return ERR_IO;
+		}
+	}
+	return ERR_OK;
+}
 
 enum err
 gitrepo_open(const char *path, struct gitrepo **out)
@@ -156,7 +190,12 @@ gitrepo_open(const char *path, struct gitrepo **out)
 	 * Cached, a tree is hashed once per process. */
 	git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, (int)GIT_OBJECT_TREE,
 	    TREE_CACHE_MAX);
+	/* Refs (and the packs of fetches) are fsynced before they are
+	 * renamed into place: a ref that survives a crash names objects
+	 * that did too (docs/DECISIONS.md). */
+	git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, 1);
 	r = xcalloc(1, sizeof(*r));
+	r->lockfd = -1;
 	r->path = xstrdup(path);
 	e = open_or_init(r, path);
 	if (e == ERR_OK && !git_repository_is_bare(r->repo)) {
@@ -165,6 +204,8 @@ gitrepo_open(const char *path, struct gitrepo **out)
 	}
 	if (e == ERR_OK)
 		e = add_mempack(r);
+	if (e == ERR_OK)
+		e = take_lock(r);
 	if (e) {
 		gitrepo_free(r);
 		return e;
@@ -199,6 +240,8 @@ gitrepo_free(struct gitrepo *r)
 {
 	if (r == NULL)
 		return;
+	if (r->lockfd >= 0)
+		close(r->lockfd);
 	if (r->loose)
 		r->loose->free(r->loose);
 	git_odb_free(r->odb); /* the odb owns the mempack backend */
