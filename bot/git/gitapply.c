@@ -629,6 +629,7 @@ file_threeway(struct ctx *c, const struct diff_file *f)
 	const char *path = src ? src : dst;
 	git_oid base, theirs, ours, result;
 	unsigned ours_mode = 0, base_mode, theirs_mode, mode;
+	char moved[4096];
 
 	memset(&base, 0, sizeof(base));
 	memset(&ours, 0, sizeof(ours));
@@ -648,6 +649,22 @@ file_threeway(struct ctx *c, const struct diff_file *f)
 	have = cur_get(c, path, &ours, &ours_mode);
 	if (have < 0)
 		return gitpriv_fail(path, "cannot read tree");
+	/* Gone here: renamed upstream?  Then the patch goes there. */
+	if (have == 0 && src && f->op != DIFF_ADD && f->op != DIFF_DELETE &&
+	    gitrename_find(c->r, c->tree, src, &base, moved, sizeof(moved)) &&
+	    pmap_get(&c->pm, moved) == NULL) {
+		/* The map of paths keeps pointers: a copy that lasts. */
+		const char *kept;
+
+		if (c->a == NULL)
+			c->a = arena_new();
+		kept = arena_strdup(c->a, moved);
+
+		have = cur_get(c, kept, &ours, &ours_mode);
+		if (f->op != DIFF_RENAME && f->op != DIFF_COPY)
+			dst = kept;
+		src = path = kept;
+	}
 	if (have == 2)
 		return say(c, GITAPPLY_CONFLICT, path, "is a folder");
 	if (f->op == DIFF_ADD || f->op == DIFF_DELETE)
@@ -961,6 +978,7 @@ gitapply_diff(struct gitrepo *r, git_tree *tree, const struct diff *d,
 		snprintf(res->reason, sizeof(res->reason), "repository error");
 	buf_free(&c.out);
 	free(c.pm.v);
+	arena_free(c.a);
 	return e;
 }
 

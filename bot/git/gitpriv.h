@@ -132,6 +132,14 @@ enum err gitpriv_open_source(const char *path, struct gitrepo **out);
 enum err gitpriv_copy(struct gitrepo *src, struct gitrepo *dst,
     const git_oid *tips, size_t n, size_t max_commits);
 
+/*
+ * gitrename.c: where upstream moved old_path, found from the preimage
+ * blob base in tree (exact, else at least 50% similar among the files of
+ * the same folder or name).  The path into out.
+ */
+bool gitrename_find(struct gitrepo *r, git_tree *tree, const char *old_path,
+    const git_oid *base, char *out, size_t outn);
+
 /* fsync the folder that holds file, so that its new name is on disk. */
 enum err gitpack_sync_dir(const char *file);
 

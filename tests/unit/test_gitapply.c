@@ -303,6 +303,51 @@ test_threeway(void **state)
 	free(text);
 }
 
+/*
+ * Upstream renamed the file the patch changes (f to renamed/f.txt, and g
+ * to h with an edit of its own): the three-way pass follows the renames,
+ * as git's merge-ort does, and the tree is the one `git am -3` makes.
+ */
+static void
+test_threeway_rename(void **state)
+{
+	struct gitapply_result res;
+	char *text, *got, *want, *am;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(
+	    gt_sh("set -e; cd %s/work; git checkout -qb ren-patch base; "
+	          "sed -i 's/^line 50$/line FIFTY/' f; "
+	          "sed -i 's/^other 30$/other THIRTY/' g; "
+	          "git commit -qam change; "
+	          "git checkout -qb ren-up base; mkdir renamed; "
+	          "git mv f renamed/f.txt; git mv g h; "
+	          "sed -i 's/^other 2$/other two/' h; "
+	          "git commit -qam 'upstream renames'; "
+	          "git checkout -qb ren-want ren-up; "
+	          "sed -i 's/^line 50$/line FIFTY/' renamed/f.txt; "
+	          "sed -i 's/^other 30$/other THIRTY/' h; "
+	          "git commit -qam want; git checkout -q master",
+	        tmp),
+	    0);
+	sync_branch("ren-patch");
+	sync_branch("ren-up");
+	text = patch_of("ren-patch", &len);
+	got = apply("ren-up", text, &res, ERR_OK);
+	assert_int_equal(res.how, GITAPPLY_THREEWAY);
+	want = tree_of("ren-want");
+	assert_string_equal(got, want);
+	/* git am -3 is the oracle where it follows the renames too. */
+	am = am_tree("ren-up", text);
+	if (am != NULL)
+		assert_string_equal(got, am);
+	free(am);
+	free(got);
+	free(want);
+	free(text);
+}
+
 static void
 test_conflict(void **state)
 {
@@ -535,6 +580,7 @@ main(void)
 		cmocka_unit_test(test_relocation),
 		cmocka_unit_test(test_relocation_ties),
 		cmocka_unit_test(test_threeway),
+		cmocka_unit_test(test_threeway_rename),
 		cmocka_unit_test(test_conflict),
 		cmocka_unit_test(test_plain_and_crlf),
 		cmocka_unit_test(test_refusals),
