@@ -137,6 +137,11 @@ fuzz:
 fuzz-smoke:
 	@scripts/fuzz-smoke $(FUZZ_SECONDS)
 
+# The daemon for SOAK_SECONDS (600) against a growing archive and an
+# SMTP sink: memory and descriptors flat, nothing lost (tests/soak/).
+soak: all
+	@PATCHYARD=$(abspath $(BINARY)) /usr/bin/python3 tests/soak/soak.py
+
 # The unit tests under valgrind: 0 errors, 0 definite leaks.
 valgrind: all
 	@scripts/valgrind-unit
