@@ -28,6 +28,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define MAXMAIL 64
 
 static char dir[256];
+static unsigned long runs;
+
+static int rm_one(
+    const char *path, const struct stat *st, int flag, struct FTW *f);
+
+/*
+ * An epoch the input does not use must not exist for the reader: each
+ * is kept, empty, under a hidden name (".N.git") and renamed into place
+ * when an input commits to it.
+ */
+static void
+rmdir_epoch(const char *path, git_repository **repo)
+{
+	char hidden[512];
+	const char *slash = strrchr(path, '/');
+	git_repository *r = NULL;
+
+	*repo = NULL;
+	snprintf(hidden, sizeof(hidden), "%.*s/.%s", (int)(slash - path), path,
+	    slash + 1);
+	if (access(path, F_OK) == 0)
+		rename(path, hidden);
+	if (git_repository_open_bare(&r, hidden) != 0 &&
+	    git_repository_init(&r, hidden, 1) != 0)
+		return;
+	git_reference_remove(r, "refs/heads/master");
+	git_repository_free(r);
+}
+
+static void
+cleanup(void)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int
+rename_back(const char *path)
+{
+	char hidden[512];
+	const char *slash = strrchr(path, '/');
+
+	snprintf(hidden, sizeof(hidden), "%.*s/.%s", (int)(slash - path), path,
+	    slash + 1);
+	return rename(hidden, path);
+}
 
 static int
 rm_one(const char *path, const struct stat *st, int flag, struct FTW *f)
@@ -132,9 +177,21 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp",
 		    (long)getpid());
 		git_libgit2_init();
+		/* No user or system git config to look for on every open. */
+		for (i = GIT_CONFIG_LEVEL_SYSTEM; i <= GIT_CONFIG_LEVEL_GLOBAL;
+		     i++)
+			git_libgit2_opts(GIT_OPT_SET_SEARCH_PATH, (int)i, "");
 		log_set_level(LOG_ERR);
+		atexit(cleanup);
 	}
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	/* The epochs are made once and emptied for each input (their refs
+	 * deleted); their objects are thrown away now and then. */
+	if (++runs % 4096 == 0)
+		nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/git/%zu.git", dir, i);
+		rmdir_epoch(path, &repos[i]);
+	}
 	z = memchr(s, '\0', size);
 	n = z ? (size_t)(z - s) : size;
 	snprintf(pos, sizeof(pos), "%.*s", (int)(n < 200 ? n : 200), s);
@@ -147,7 +204,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = z ? (size_t)(z - s) : (size_t)(end - s);
 		if (repos[e] == NULL) {
 			snprintf(path, sizeof(path), "%s/git/%u.git", dir, e);
-			if (git_repository_init(&repos[e], path, 1) != 0)
+			if (rename_back(path) != 0 ||
+			    git_repository_open_bare(&repos[e], path) != 0)
 				goto out;
 		}
 		add_commit(repos[e], (int)(b >> 2 & 3), b & 16, s, n);
@@ -179,6 +237,5 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 out:
 	git_pubinbox_free(p);
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return 0;
 }
