@@ -8,8 +8,8 @@
  * is done, only the objects reachable from its tip are written to disk,
  * as loose objects with the fastest zlib level (writing a pack with
  * git_mempack_dump runs a delta search that costs more than the whole
- * build; `git gc` packs them later).  Refs move only after that, so no
- * ref can name an object that is not on disk.
+ * build; `patchyard gc`, gitgc.c, packs them later).  Refs move only after
+ * that, so no ref can name an object that is not on disk.
  */
 #include "bot/git/gitrepo.h"
 
