@@ -510,6 +510,8 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_TEST_WORK] = "SELECT EXISTS (SELECT 1 FROM test_run"
 	                  " WHERE state IN ('queued', 'running'))"
 	                  " OR EXISTS (SELECT 1 FROM test_request)",
+	[SQL_TEST_OPEN] = "SELECT " TEST_COLS ", NULL FROM test_run"
+	                  " WHERE state IN ('queued', 'running') ORDER BY id",
 	[SQL_TEST_REQUEST_ADD] =
 	    "INSERT INTO test_request(project_id, patch_id, actor, time)"
 	    " VALUES(:project, :patch, :actor, :time)",

@@ -143,6 +143,15 @@ store_test_running(
 }
 
 enum err
+store_test_open(
+    struct store *st, struct arena *a, struct store_test_run **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_TEST_OPEN);
+
+	return db_rows(st, a, s, sizeof(**out), run_row, (void **)out, n);
+}
+
+enum err
 store_test_requeue(struct store *st, int64_t id)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_TEST_REQUEUE);

@@ -62,6 +62,9 @@ enum err store_test_finish(
 /* The running runs, oldest first (without logs). */
 enum err store_test_running(
     struct store *st, struct arena *a, struct store_test_run **out, size_t *n);
+/* The runs queued or running (their commits must stay readable). */
+enum err store_test_open(
+    struct store *st, struct arena *a, struct store_test_run **out, size_t *n);
 /* A running run goes back to the queue (its owner is gone). */
 enum err store_test_requeue(struct store *st, int64_t id);
 /* The results for tree under command become stale: a retest ignores

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "bot/cli/clipriv.h"
-#include "bot/git/gitgc.h"
+#include "bot/workflow/collect.h"
 
 int
 cli_gc_cmd(struct cli *c)
@@ -21,7 +21,7 @@ cli_gc_cmd(struct cli *c)
 		only = c->argv[2];
 	else if (c->argc != 1)
 		return cli_usage();
-	if (cli_load(c) != ERR_OK)
+	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
 	for (i = 0; i < c->conf.nprojects; i++) {
 		const struct conf_project *p = &c->conf.projects[i];
@@ -31,7 +31,7 @@ cli_gc_cmd(struct cli *c)
 		if (p->staging == NULL || (only && strcmp(only, p->name) != 0))
 			continue;
 		any = true;
-		e = gitgc_run(p->staging, &s);
+		e = collect_project(c->st, p, &s);
 		if (e == ERR_BUSY) {
 			fprintf(stderr, "gc: %s: busy with a build, not now\n",
 			    p->name);

@@ -29,9 +29,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "bot/git/gitgc.h"
 #include "bot/mailout/outbox.h"
 #include "bot/tester/tester.h"
+#include "bot/workflow/collect.h"
 #include "bot/workflow/promote.h"
 #include "bot/workflow/stage.h"
 #include "storage/store_run.h"
@@ -303,7 +303,7 @@ gc_run(struct daemon *d, double now)
 
 		if (!gc_due_project(d, p))
 			continue;
-		e1 = gitgc_run(p->staging, &s);
+		e1 = collect_project(d->st, p, &s);
 		if (e1 == ERR_OK)
 			log_info("gc: %s: %zu objects, %llu KB -> %llu KB",
 			    p->name, s.objects, s.bytes_before / 1024,

@@ -86,10 +86,12 @@ objects_size(const char *objdir, size_t *packs, size_t *loose)
 	return total;
 }
 
-/* Every object a ref reaches, into pb. */
+/* Every object a ref or a kept commit reaches, into pb. */
 static enum err
-insert_reachable(git_repository *repo, git_packbuilder *pb)
+insert_reachable(git_repository *repo, git_packbuilder *pb,
+    const char *const *keep, size_t nkeep)
 {
+	size_t i;
 	git_reference_iterator *it = NULL;
 	git_revwalk *walk = NULL;
 	git_reference *ref;
@@ -100,6 +102,17 @@ insert_reachable(git_repository *repo, git_packbuilder *pb)
 	    git_reference_iterator_new(&it, repo) < 0) {
 		e = gitpriv_fail("gc", "cannot list refs");
 		goto out;
+	}
+	for (i = 0; i < nkeep; i++) {
+		git_oid id;
+		git_commit *co = NULL;
+
+		if (keep[i] != NULL && git_oid_fromstr(&id, keep[i]) == 0 &&
+		    git_commit_lookup(&co, repo, &id) == 0 &&
+		    git_revwalk_push(walk, &id) < 0)
+			e = gitpriv_fail(keep[i], "cannot keep it");
+		git_commit_free(co);
+		git_error_clear();
 	}
 	while (e == ERR_OK && (rc = git_reference_next(&ref, it)) == 0) {
 		const git_oid *id = git_reference_target(ref);
@@ -228,7 +241,8 @@ stamp(const char *gitdir)
 }
 
 static enum err
-pack_and_prune(struct gitrepo *r, const char *objdir, struct gitgc_stats *st)
+pack_and_prune(struct gitrepo *r, const char *objdir, const char *const *keep,
+    size_t nkeep, struct gitgc_stats *st)
 {
 	git_packbuilder *pb = NULL;
 	const char *name = NULL;
@@ -240,7 +254,7 @@ pack_and_prune(struct gitrepo *r, const char *objdir, struct gitgc_stats *st)
 	if (git_packbuilder_new(&pb, r->repo) < 0)
 		return gitpriv_fail(r->path, "cannot start a pack");
 	git_packbuilder_set_threads(pb, 1);
-	e = insert_reachable(r->repo, pb);
+	e = insert_reachable(r->repo, pb, keep, nkeep);
 	st->objects = e == ERR_OK ? git_packbuilder_object_count(pb) : 0;
 	if (e == ERR_OK && st->objects > 0) {
 		if (git_packbuilder_write(pb, packdir, 0, NULL, NULL) < 0)
@@ -265,7 +279,8 @@ pack_and_prune(struct gitrepo *r, const char *objdir, struct gitgc_stats *st)
 }
 
 enum err
-gitgc_run(const char *path, struct gitgc_stats *st)
+gitgc_run(const char *path, const char *const *keep, size_t nkeep,
+    struct gitgc_stats *st)
 {
 	struct gitrepo *r = NULL;
 	char objdir[4096];
@@ -286,7 +301,7 @@ gitgc_run(const char *path, struct gitgc_stats *st)
 	}
 	st->bytes_before =
 	    objects_size(objdir, &st->packs_before, &st->loose_before);
-	e = pack_and_prune(r, objdir, st);
+	e = pack_and_prune(r, objdir, keep, nkeep, st);
 	st->bytes_after = objects_size(objdir, NULL, NULL);
 	if (e == ERR_OK)
 		stamp(git_repository_path(r->repo));

@@ -22,7 +22,10 @@ struct gitgc_stats {
 	unsigned long long bytes_before, bytes_after; /* under objects/ */
 };
 
-enum err gitgc_run(const char *path, struct gitgc_stats *st);
+/* keep: commits (hex) to keep with their history though no ref names
+ * them, such as those waiting for a test; unknown ones are skipped. */
+enum err gitgc_run(const char *path, const char *const *keep, size_t nkeep,
+    struct gitgc_stats *st);
 
 /* When gitgc_run() last completed on path; 0 when never. */
 time_t gitgc_last(const char *path);
