@@ -17,6 +17,16 @@ MIA = ('Mia Maintainer', 'mia@maint.example.org')
 ADA = ('Ada Author', 'ada@example.org')
 
 
+def fds(pid):
+    out = []
+    for f in os.listdir('/proc/%d/fd' % pid):
+        try:
+            out.append(os.readlink('/proc/%d/fd/%s' % (pid, f)))
+        except OSError:
+            pass
+    return sorted(out)
+
+
 def sample(pid):
     rss = 0
     with open('/proc/%d/status' % pid) as f:
@@ -99,12 +109,17 @@ def main():
         prev_cover = (mails[0], n)
         if first is None and time.monotonic() - t0 >= 60:
             first = sample(d.pid)
+            first_fds = fds(d.pid)
             print('soak: after the first minute: RSS %d KB, %d open fds' % first, flush=True)
         time.sleep(2)
         if d.poll() is not None:
             break
     end = sample(d.pid) if d.poll() is None else (0, 0)
-    first = first or end
+    if first is None:
+        first, first_fds = end, fds(d.pid)
+    end_fds = fds(d.pid) if d.poll() is None else []
+    if end_fds != first_fds:
+        print('soak: descriptors then %s, now %s' % (first_fds, end_fds))
     print('soak: after %d s: RSS %d KB, %d open fds' % (SECONDS, end[0], end[1]), flush=True)
     # Quiet: let the daemon finish what it has.
     for _ in range(120):
