@@ -278,6 +278,10 @@ diffname_traditional(struct arena *a, const char *s, const char *end,
 			t = skip_dirs(p_value, u, strlen(u));
 			if (t && *t)
 				return path_copy(a, t, strlen(t));
+			/* Nothing left of the quoted name ("a/"): t points
+			 * into the copy, not into s, and must not be used
+			 * below (tests/fixtures/regress/diff/). */
+			t = NULL;
 		}
 	}
 	date = trailing_date_len(s, end);
