@@ -28,12 +28,18 @@ def fds(pid):
 
 
 def sample(pid):
-    rss = 0
-    with open('/proc/%d/status' % pid) as f:
-        for l in f:
-            if l.startswith('VmRSS:'):
-                rss = int(l.split()[1])
-    return rss, len(os.listdir('/proc/%d/fd' % pid))
+    """RSS (KB) and open descriptors, the least of five looks over two
+    seconds: a connection or a pack open for a moment is not growth."""
+    looks = []
+    for _ in range(5):
+        rss = 0
+        with open('/proc/%d/status' % pid) as f:
+            for l in f:
+                if l.startswith('VmRSS:'):
+                    rss = int(l.split()[1])
+        looks.append((rss, len(os.listdir('/proc/%d/fd' % pid))))
+        time.sleep(0.5)
+    return min(l[0] for l in looks), min(l[1] for l in looks)
 
 
 def archive_add(g, raws):
