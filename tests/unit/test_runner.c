@@ -249,6 +249,10 @@ test_limits(void **state)
 	pid_t g;
 
 	(void)state;
+	/* valgrind keeps RLIMIT_NOFILE to itself: setrlimit() in the child
+	 * before exec changes only valgrind's idea of it (make valgrind). */
+	if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload"))
+		skip();
 	s.files = 77;
 	s.memory = 512LL << 20;
 	s.cpu = 42;
