@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -552,6 +553,7 @@ daemon_run(const struct config *conf, const struct daemon_opts *o)
 {
 	struct daemon d;
 	sigset_t sleep_mask;
+	bool worked = false;
 	enum err e;
 
 	if ((e = signals_setup(&sleep_mask)) != ERR_OK)
@@ -563,10 +565,19 @@ daemon_run(const struct config *conf, const struct daemon_opts *o)
 	while (e == ERR_OK && !daemon_stop) {
 		if (got_hup)
 			reload(&d);
-		if (pass(&d) > 0)
+		if (pass(&d) > 0) {
+			worked = true;
 			continue;
+		}
 		if (o->once)
 			break;
+		/* A rebuild's objects live in memory until it ends; freed,
+		 * glibc keeps the pages.  Give them back before sleeping, so
+		 * that the process's size is its steady state, not its
+		 * largest build (make soak). */
+		if (worked)
+			malloc_trim(0);
+		worked = false;
 		wait_for_work(&d, &sleep_mask);
 	}
 	if (e == ERR_OK && daemon_stop)
