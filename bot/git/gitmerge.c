@@ -160,6 +160,10 @@ gitmerge_contains(struct gitrepo *r, const char *tip, const char *commit)
 		return false;
 	if (git_oid_equal(&t, &c))
 		return true;
+	/* libgit2 1.5 leaks on the error path of a commit it cannot find. */
+	if ((!gitpriv_exists(r, &t) && !gitpriv_on_disk_now(r, &t)) ||
+	    (!gitpriv_exists(r, &c) && !gitpriv_on_disk_now(r, &c)))
+		return false;
 	rc = git_graph_descendant_of(r->repo, &t, &c);
 	if (rc < 0)
 		git_error_clear();

@@ -98,6 +98,11 @@ enum err gitpriv_fail(const char *obj, const char *what);
 /* Whether oid is on disk (not merely in memory or in a cache). */
 bool gitpriv_on_disk(struct gitrepo *r, const git_oid *oid);
 
+/* The same, looking again after a refresh of the object database when
+ * it is not found: for an object a fetch may just have written in a new
+ * pack.  A refresh reads the pack folder: not for a loop over objects. */
+bool gitpriv_on_disk_now(struct gitrepo *r, const git_oid *oid);
+
 /* Whether oid can be read: on disk or in the in-memory store. */
 bool gitpriv_exists(struct gitrepo *r, const git_oid *oid);
 

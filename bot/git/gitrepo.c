@@ -281,6 +281,21 @@ gitpriv_on_disk(struct gitrepo *r, const git_oid *oid)
 }
 
 bool
+gitpriv_on_disk_now(struct gitrepo *r, const git_oid *oid)
+{
+	if (gitpriv_on_disk(r, oid))
+		return true;
+	/* The backends' exists() does not look for packs written since they
+	 * last looked (git_odb_exists() refreshes, they do not): a pack a
+	 * fetch has just written is seen after a refresh. */
+	if (git_odb_refresh(r->odb) < 0) {
+		git_error_clear();
+		return false;
+	}
+	return gitpriv_on_disk(r, oid);
+}
+
+bool
 gitpriv_exists(struct gitrepo *r, const git_oid *oid)
 {
 	return r->mempack->exists(r->mempack, oid) || gitpriv_on_disk(r, oid);
@@ -382,7 +397,7 @@ check_commit(struct gitrepo *r, const char *hex, git_oid *oid)
 		log_err("gitrepo: %s: not an object id", hex ? hex : "(null)");
 		return ERR_INVAL;
 	}
-	if (!gitpriv_on_disk(r, oid) ||
+	if (!gitpriv_on_disk_now(r, oid) ||
 	    git_odb_read_header(&len, &type, r->odb, oid) < 0) {
 		git_error_clear();
 		log_err("gitrepo: %s: no such commit on disk", hex);
