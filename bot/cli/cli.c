@@ -358,6 +358,47 @@ local_msg(struct cli *c, struct workflow *w, const struct command *cmd,
 }
 
 /*
+ * Carry out one parsed command on REF (c->argv[1]) in a transaction of
+ * its own, as a mail command would be: its answer on stdout, a refusal
+ * on stderr.  0, 1 (refused or failed) or 2 (a usage error).
+ */
+int
+cli_command(struct cli *c, const struct command *cmd)
+{
+	struct buf msg = BUF_INIT;
+	struct workflow *w = NULL;
+	int64_t cid, sid, pid;
+	int rc = 1;
+	enum err e;
+
+	if ((e = store_begin(c->st)) != ERR_OK)
+		return 1;
+	e = show_resolve(c->st, c->argv[1], &cid, &sid, &pid);
+	w = workflow_new(c->st, &c->conf);
+	if (e == ERR_OK)
+		e = workflow_local(
+		    w, cmd, cid, sid, pid, cli_local_user(), &msg);
+	else if (e == ERR_NOTFOUND && cid == 0)
+		e = local_msg(c, w, cmd, &msg);
+	if (e == ERR_OK && (e = store_commit(c->st)) == ERR_OK) {
+		printf("%s\n", buf_cstr(&msg));
+		rc = 0;
+	} else {
+		store_rollback(c->st);
+		if (e == ERR_NOTFOUND)
+			fprintf(stderr, "patchyard: %s: no such contribution\n",
+			    c->argv[1]);
+		else if (msg.n)
+			fprintf(
+			    stderr, "patchyard: refused: %s\n", buf_cstr(&msg));
+		rc = e == ERR_USAGE ? 2 : 1;
+	}
+	workflow_free(w);
+	buf_free(&msg);
+	return rc;
+}
+
+/*
  * stage, drop, graduate, fold, state, withdraw: the mail commands from
  * the terminal.  The words after REF are read as the command line a
  * maintainer would mail, so both paths share the parser and its checks.
@@ -365,13 +406,10 @@ local_msg(struct cli *c, struct workflow *w, const struct command *cmd,
 int
 cli_verb_cmd(struct cli *c)
 {
-	struct buf line = BUF_INIT, msg = BUF_INIT;
+	struct buf line = BUF_INIT;
 	struct command *cmds = NULL;
-	struct workflow *w = NULL;
 	size_t ncmds = 0;
-	int64_t cid, sid, pid;
 	int i, rc = 1;
-	enum err e;
 
 	if (c->argc < 2)
 		return cli_usage();
@@ -391,32 +429,9 @@ cli_verb_cmd(struct cli *c)
 		rc = 2;
 		goto out;
 	}
-	if ((e = store_begin(c->st)) != ERR_OK)
-		goto out;
-	e = show_resolve(c->st, c->argv[1], &cid, &sid, &pid);
-	w = workflow_new(c->st, &c->conf);
-	if (e == ERR_OK)
-		e = workflow_local(
-		    w, &cmds[0], cid, sid, pid, cli_local_user(), &msg);
-	else if (e == ERR_NOTFOUND && cid == 0)
-		e = local_msg(c, w, &cmds[0], &msg);
-	if (e == ERR_OK && (e = store_commit(c->st)) == ERR_OK) {
-		printf("%s\n", buf_cstr(&msg));
-		rc = 0;
-	} else {
-		store_rollback(c->st);
-		if (e == ERR_NOTFOUND)
-			fprintf(stderr, "patchyard: %s: no such contribution\n",
-			    c->argv[1]);
-		else if (msg.n)
-			fprintf(
-			    stderr, "patchyard: refused: %s\n", buf_cstr(&msg));
-		rc = e == ERR_USAGE ? 2 : 1;
-	}
+	rc = cli_command(c, &cmds[0]);
 out:
-	workflow_free(w);
 	buf_free(&line);
-	buf_free(&msg);
 	return rc;
 }
 

@@ -11,11 +11,9 @@
 #include "bot/cli/clipriv.h"
 #include "bot/tester/tester.h"
 #include "bot/workflow/show.h"
-#include "bot/workflow/workflow.h"
 #include "parsers/command.h"
 #include "storage/store_patch.h"
 #include "storage/store_series.h"
-#include "util/buf.h"
 
 /* The patches REF names: a patch, a series' patches, or those of a
  * contribution's newest series. */
@@ -95,11 +93,7 @@ int
 cli_retest_cmd(struct cli *c)
 {
 	struct command cmd;
-	struct workflow *w = NULL;
-	struct buf msg = BUF_INIT;
-	int64_t cid, sid, pid;
-	enum err e;
-	int rc = 1;
+	int rc;
 
 	if (c->argc != 2)
 		return cli_usage();
@@ -109,28 +103,6 @@ cli_retest_cmd(struct cli *c)
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.verb = CMD_RETEST;
 	cmd.line = "retest";
-	if ((e = store_begin(c->st)) != ERR_OK)
-		return 1;
-	e = show_resolve(c->st, c->argv[1], &cid, &sid, &pid);
-	if (e == ERR_OK) {
-		w = workflow_new(c->st, &c->conf);
-		e = workflow_local(
-		    w, &cmd, cid, sid, pid, cli_local_user(), &msg);
-	}
-	if (e == ERR_OK && (e = store_commit(c->st)) == ERR_OK) {
-		printf("%s\n", buf_cstr(&msg));
-		rc = run(c, c->argv[1]);
-	} else {
-		store_rollback(c->st);
-		if (e == ERR_NOTFOUND)
-			fprintf(stderr, "patchyard: %s: no such contribution\n",
-			    c->argv[1]);
-		else if (msg.n)
-			fprintf(
-			    stderr, "patchyard: refused: %s\n", buf_cstr(&msg));
-		rc = e == ERR_USAGE ? 2 : 1;
-	}
-	workflow_free(w);
-	buf_free(&msg);
-	return rc;
+	rc = cli_command(c, &cmd);
+	return rc == 0 ? run(c, c->argv[1]) : rc;
 }

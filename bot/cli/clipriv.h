@@ -36,6 +36,11 @@ const char *cli_local_user(void);
 /* cli.c: stage, drop, graduate REF, fold, state, withdraw. */
 int cli_verb_cmd(struct cli *c);
 
+/* cli.c: carry out one command on REF (argv[1]) as a mail would; its
+ * answer on stdout.  0, 1 (refused, failed) or 2 (usage). */
+struct command;
+int cli_command(struct cli *c, const struct command *cmd);
+
 /* cli_forward.c: `patchyard graduate` (REF, --plan, --auto), `trees`,
  * `forward`. */
 int cli_graduate_cmd(struct cli *c);
