@@ -23,6 +23,7 @@
 #include "bot/mailout/smtp.h"
 #include "storage/store_outbox.h"
 #include "util/log.h"
+#include "util/secret.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -42,31 +43,12 @@ outbox_backoff(int attempts)
 	return wait > 3600 ? 3600 : wait;
 }
 
-/* The first line of a password file. */
-static enum err
-read_password(const char *path, char *out, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	size_t len;
-
-	if (f == NULL) {
-		log_err("send: %s: %s", path, strerror(errno));
-		return ERR_CONFIG;
-	}
-	if (fgets(out, (int)n, f) == NULL)
-		out[0] = '\0';
-	fclose(f);
-	len = strlen(out);
-	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
-		out[--len] = '\0';
-	return ERR_OK;
-}
-
 static enum err
 open_relay(
     const struct config *conf, char *password, size_t pn, struct smtp **out)
 {
 	struct smtp_config c;
+	char why[512];
 	enum err e;
 
 	if (conf->smtp_url == NULL) {
@@ -80,8 +62,11 @@ open_relay(
 	c.pin_sha256 = conf->smtp_pin_sha256;
 	c.user = conf->smtp_user;
 	if (conf->smtp_password_file &&
-	    (e = read_password(conf->smtp_password_file, password, pn)))
+	    (e = secret_read(conf->smtp_password_file, password, pn, why,
+	         sizeof(why))) != ERR_OK) {
+		log_err("send: %s", why);
 		return e;
+	}
 	c.password = conf->smtp_password_file ? password : NULL;
 	return smtp_new(&c, out);
 }

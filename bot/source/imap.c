@@ -19,6 +19,7 @@
 
 #include "bot/source/imap_tls.h"
 #include "parsers/imapurl.h"
+#include "util/secret.h"
 #include "util/xalloc.h"
 
 struct imap {
@@ -107,25 +108,6 @@ tcp_connect(const struct imapurl *u, int timeout, char *err, size_t errn)
 	return fd;
 }
 
-static enum err
-read_password(const char *path, char *out, size_t n, char *err, size_t errn)
-{
-	FILE *f = fopen(path, "r");
-	size_t len;
-
-	if (f == NULL) {
-		snprintf(err, errn, "%s: %s", path, strerror(errno));
-		return ERR_CONFIG;
-	}
-	if (fgets(out, (int)n, f) == NULL)
-		out[0] = '\0';
-	fclose(f);
-	len = strlen(out);
-	while (len && (out[len - 1] == '\n' || out[len - 1] == '\r'))
-		out[--len] = '\0';
-	return ERR_OK;
-}
-
 /* The stream, in TLS: at once for imaps://, after STARTTLS otherwise. */
 static enum err
 open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
@@ -185,8 +167,8 @@ login_select(
 	enum err e = ERR_OK;
 
 	if (c->password_file &&
-	    (e = read_password(c->password_file, password, sizeof(password),
-	         err, errn)) != ERR_OK)
+	    (e = secret_read(c->password_file, password, sizeof(password), err,
+	         errn)) != ERR_OK)
 		return e;
 	if (im->s->imap_state == MAILIMAP_STATE_NON_AUTHENTICATED) {
 		r = mailimap_login(im->s, im->url.user, password);
