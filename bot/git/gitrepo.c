@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "bot/git/gitpriv.h"
@@ -137,6 +138,57 @@ open_or_init(struct gitrepo *r, const char *path)
 
 /* The largest tree kept in libgit2's object cache (its default: 4 KB). */
 #define TREE_CACHE_MAX ((size_t)1 << 20)
+static bool
+is_dir(const char *p, const struct dirent *de)
+{
+	struct stat st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type == DT_DIR;
+	return lstat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * Remove the "*.lock" files git leaves while it writes a ref (refs/...,
+ * packed-refs, HEAD) under dir, the repository's folder; depth counts
+ * the folders of refs/ walked into.
+ */
+static void
+clear_stale_locks(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char p[4096];
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+		int k;
+
+		if (de->d_name[0] == '.')
+			continue;
+		k = snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		if (k < 0 || (size_t)k >= sizeof(p))
+			continue;
+		if (depth == 0 ? strcmp(de->d_name, "refs") == 0
+		               : is_dir(p, de)) {
+			if (depth < 16)
+				clear_stale_locks(p, depth + 1);
+			continue;
+		}
+		if (n > 5 && strcmp(de->d_name + n - 5, ".lock") == 0 &&
+		    (depth > 0 || strcmp(de->d_name, "HEAD.lock") == 0 ||
+		        strcmp(de->d_name, "packed-refs.lock") == 0)) {
+			if (unlink(p) == 0)
+				log_warn("gitrepo: %s: removed a lock a killed "
+				         "process left",
+				    p);
+		}
+	}
+	closedir(d);
+}
+
 /*
  * Held shared for as long as the repository is open, so that `patchyard
  * gc` (gitgc.c), which takes it exclusively, never removes what a build
@@ -158,6 +210,12 @@ take_lock(struct gitrepo *r)
 		log_err("gitrepo: %s: %s", lp, strerror(errno));
 		return ERR_IO;
 	}
+	/* Alone with the repository (no other patchyard has it open): the
+	 * lock files of refs are then left by a process that was killed
+	 * while it moved a ref, and would refuse every update from now on.
+	 * Remove them, then share the lock as every build does. */
+	if (flock(r->lockfd, LOCK_EX | LOCK_NB) == 0)
+		clear_stale_locks(git_repository_path(r->repo), 0);
 	while (flock(r->lockfd, LOCK_SH) != 0) {
 		if (errno != EINTR) {
 			log_err("gitrepo: %s: lock: %s", lp, strerror(errno));

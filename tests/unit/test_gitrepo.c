@@ -271,6 +271,46 @@ test_push(void **state)
 	free(first);
 }
 
+/*
+ * A process killed while it moved a ref leaves refs/heads/X.lock; the
+ * next one to open the repository alone removes it, so refs move again
+ * (a second opener, sharing the repository, leaves locks alone).
+ */
+static void
+test_stale_ref_lock(void **state)
+{
+	struct gitrepo *r = NULL, *r2 = NULL;
+	char path[256], url[300], tip[41], hex[41];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/locked.git", tmp);
+	snprintf(url, sizeof(url), "%s/up", tmp);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_int_equal(gitremote_fetch(r, url, "master", tip), ERR_OK);
+	gitrepo_free(r);
+	assert_int_equal(gt_sh("mkdir -p %s/refs/heads/q && "
+	                       "touch %s/refs/heads/stable.lock "
+	                       "%s/refs/heads/q/x.lock %s/packed-refs.lock",
+	                     path, path, path, path),
+	    0);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_int_equal(gt_sh("test ! -e %s/refs/heads/stable.lock && "
+	                       "test ! -e %s/refs/heads/q/x.lock && "
+	                       "test ! -e %s/packed-refs.lock",
+	                     path, path, path),
+	    0);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/stable", tip, NULL, "test"), ERR_OK);
+	assert_int_equal(gitrepo_ref(r, "refs/heads/stable", hex), ERR_OK);
+	assert_string_equal(hex, tip);
+	/* While r has it open, a lock file is someone's: left alone. */
+	assert_int_equal(gt_sh("touch %s/refs/heads/busy.lock", path), 0);
+	assert_int_equal(gitrepo_open(path, &r2), ERR_OK);
+	assert_int_equal(gt_sh("test -e %s/refs/heads/busy.lock", path), 0);
+	gitrepo_free(r2);
+	gitrepo_free(r);
+}
+
 int
 main(void)
 {
@@ -279,6 +319,7 @@ main(void)
 		cmocka_unit_test(test_open_refuses_foreign_folder),
 		cmocka_unit_test(test_fetch_and_refs),
 		cmocka_unit_test(test_push),
+		cmocka_unit_test(test_stale_ref_lock),
 	};
 
 	return cmocka_run_group_tests_name("gitrepo", tests, setup, teardown);
