@@ -73,6 +73,7 @@ reader(void *arg)
 	/* Signals are the main thread's: its writer decides when to stop. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "yard-read");
 
 	for (;;) {
 		struct source_mail sm;
