@@ -384,6 +384,15 @@ store_bulk(struct store *st, bool on)
 }
 
 enum err
+store_cache_limit(struct store *st, int kb)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "PRAGMA cache_size=%d;", -kb);
+	return db_script(st, sql, "cache size");
+}
+
+enum err
 store_begin(struct store *st)
 {
 	enum err e;

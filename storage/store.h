@@ -30,6 +30,8 @@ void store_close(struct store *st);
 enum err store_set_sync(struct store *st, enum store_sync s);
 /* Make room for a bulk load: bigger cache, checkpoint less often. */
 enum err store_bulk(struct store *st, bool on);
+/* Bound SQLite's page cache of this connection to KB kilobytes. */
+enum err store_cache_limit(struct store *st, int kb);
 
 /*
  * BEGIN IMMEDIATE ... COMMIT.  Transactions do not nest (a begin inside

@@ -201,6 +201,35 @@ test_rollback_only_after_begin(void **state)
 	store_close(st);
 }
 
+static int
+cache_size(struct store *st)
+{
+	sqlite3_stmt *q;
+	int kb;
+
+	assert_int_equal(sqlite3_prepare_v2(st->db, "PRAGMA cache_size;", -1,
+	    &q, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+	kb = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return kb;
+}
+
+/* The daemon bounds its page cache; a bulk load raises it. */
+static void
+test_cache_limit(void **state)
+{
+	struct store *st;
+
+	(void)state;
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	assert_int_equal(store_cache_limit(st, 512), ERR_OK);
+	assert_int_equal(cache_size(st), -512);
+	assert_int_equal(store_bulk(st, true), ERR_OK);
+	assert_int_equal(cache_size(st), -16384);
+	store_close(st);
+}
+
 /* Trees keep their order (configured first) and every field. */
 static void
 test_tree_round_trip(void **state)
@@ -262,6 +291,7 @@ main(void)
 		cmocka_unit_test(test_every_statement_prepares),
 		cmocka_unit_test(test_reopen_keeps_schema),
 		cmocka_unit_test(test_message_round_trip),
+		cmocka_unit_test(test_cache_limit),
 		cmocka_unit_test(test_tree_round_trip),
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
