@@ -207,8 +207,9 @@ cache_size(struct store *st)
 	sqlite3_stmt *q;
 	int kb;
 
-	assert_int_equal(sqlite3_prepare_v2(st->db, "PRAGMA cache_size;", -1,
-	    &q, NULL), SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_prepare_v2(st->db, "PRAGMA cache_size;", -1, &q, NULL),
+	    SQLITE_OK);
 	assert_int_equal(sqlite3_step(q), SQLITE_ROW);
 	kb = sqlite3_column_int(q, 0);
 	sqlite3_finalize(q);
