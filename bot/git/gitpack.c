@@ -19,11 +19,13 @@
  * stream are zlib's own (crc32_z, adler32_z): the same library reads
  * the pack back, and its checksums are faster than hand-written ones.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -298,15 +300,9 @@ install(struct gitrepo *r, int pfd, const char *tp, int ifd, const char *ti,
 	return ERR_IO;
 }
 
-enum err
-gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
-{
-	return gitpack_copy(r, r, oids, n);
-}
-
-enum err
-gitpack_copy(
-    struct gitrepo *src, struct gitrepo *r, const git_oid *oids, size_t n)
+/* Write oids[0..n), read from src, into r as a new pack. */
+static enum err
+write_new(struct gitrepo *src, struct gitrepo *r, const git_oid *oids, size_t n)
 {
 	struct out *o = xcalloc(1, sizeof(*o));
 	struct ent *v = xcalloc(n + 1, sizeof(*v));
@@ -355,5 +351,203 @@ out:
 	}
 	free(o);
 	free(v);
+	return e;
+}
+
+enum err
+gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
+{
+	return gitpack_copy(r, r, oids, n);
+}
+
+/* ---- linking whole packs ---- */
+
+/*
+ * A pack index (version 2) mapped: the fan-out table and the sorted ids.
+ * Only what finding an id needs is checked; the pack itself is libgit2's
+ * to read and verify.
+ */
+struct idx {
+	const unsigned char *map;
+	size_t len;
+	uint32_t n;
+};
+
+static uint32_t
+be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+static bool
+idx_open(const char *path, struct idx *x)
+{
+	struct stat st;
+	void *m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (fstat(fd, &st) != 0 || st.st_size < 8 + 1024 ||
+	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+	         0)) == MAP_FAILED) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	x->map = m;
+	x->len = (size_t)st.st_size;
+	x->n = be32(x->map + 8 + 255 * 4);
+	if (memcmp(x->map, "\377tOc", 4) != 0 || be32(x->map + 4) != 2 ||
+	    x->len < 8 + 1024 + (size_t)x->n * 20) {
+		munmap((void *)x->map, x->len);
+		return false;
+	}
+	return true;
+}
+
+static bool
+idx_has(const struct idx *x, const git_oid *id)
+{
+	const unsigned char *ids = x->map + 8 + 1024;
+	uint32_t lo = id->id[0] ? be32(x->map + 8 + (id->id[0] - 1) * 4) : 0;
+	uint32_t hi = be32(x->map + 8 + id->id[0] * 4);
+
+	if (hi > x->n || lo > hi)
+		return false;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(ids + (size_t)mid * 20, id->id, 20);
+
+		if (c == 0)
+			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Link pack NAME (its .pack, then its .idx) from src's pack folder into
+ * r's.  false when it cannot (another file system, the pack gone). */
+static bool
+link_pack(struct gitrepo *src, struct gitrepo *r, const char *name)
+{
+	static const char *const ext[] = { ".pack", ".idx" };
+	char from[4096], to[4096];
+	bool made = false;
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		int k1 = snprintf(from, sizeof(from), "%s/objects/pack/%s%s",
+		    git_repository_path(src->repo), name, ext[i]);
+		int k2 = snprintf(to, sizeof(to), "%s/objects/pack/%s%s",
+		    git_repository_path(r->repo), name, ext[i]);
+
+		if (k1 < 0 || (size_t)k1 >= sizeof(from) || k2 < 0 ||
+		    (size_t)k2 >= sizeof(to))
+			break;
+		if (link(from, to) == 0)
+			made = made || i == 0;
+		else if (errno != EEXIST) /* the same name: the same pack */
+			break;
+	}
+	if (i == 2)
+		return true;
+	if (made &&
+	    snprintf(to, sizeof(to), "%s/objects/pack/%s.pack",
+	        git_repository_path(r->repo), name) > 0)
+		unlink(to);
+	return false;
+}
+
+/*
+ * Link into r every pack of src that holds some of oids[0..n) (on the
+ * same file system a link costs nothing, where copying meant inflating,
+ * hashing and writing every object again); the ids no linked pack holds
+ * into *rest (the caller frees).
+ */
+static enum err
+link_packs(struct gitrepo *src, struct gitrepo *r, const git_oid *oids,
+    size_t n, git_oid **rest, size_t *nrest)
+{
+	char dir[4096];
+	bool *done = xcalloc(n ? n : 1, sizeof(*done));
+	bool linked = false;
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+	int k;
+	enum err e = ERR_OK;
+
+	k = snprintf(dir, sizeof(dir), "%s/objects/pack",
+	    git_repository_path(src->repo));
+	if (k > 0 && (size_t)k < sizeof(dir) && (d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			size_t len = strlen(de->d_name);
+			char path[4096], name[256];
+			bool want = false;
+			struct idx x;
+
+			if (strncmp(de->d_name, "pack-", 5) != 0 || len < 9 ||
+			    len >= sizeof(name) ||
+			    strcmp(de->d_name + len - 4, ".idx") != 0)
+				continue;
+			snprintf(name, sizeof(name), "%.*s", (int)(len - 4),
+			    de->d_name);
+			k = snprintf(
+			    path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (k < 0 || (size_t)k >= sizeof(path) ||
+			    !idx_open(path, &x))
+				continue;
+			for (i = 0; i < n && !want; i++)
+				want = !done[i] && idx_has(&x, &oids[i]);
+			if (want && link_pack(src, r, name)) {
+				linked = true;
+				for (i = 0; i < n; i++)
+					done[i] =
+					    done[i] || idx_has(&x, &oids[i]);
+			}
+			munmap((void *)x.map, x.len);
+		}
+		closedir(d);
+	}
+	*rest = xcalloc(n ? n : 1, sizeof(**rest));
+	*nrest = 0;
+	for (i = 0; i < n; i++)
+		if (!done[i])
+			(*rest)[(*nrest)++] = oids[i];
+	free(done);
+	/* The names on disk before a ref names what they hold; the bytes
+	 * were when the packs were written. */
+	if (linked) {
+		char any[4096];
+
+		k = snprintf(any, sizeof(any), "%s/objects/pack/x",
+		    git_repository_path(r->repo));
+		e = k > 0 && (size_t)k < sizeof(any) ? gitpack_sync_dir(any)
+		                                     : ERR_INVAL;
+	}
+	return e;
+}
+
+enum err
+gitpack_copy(
+    struct gitrepo *src, struct gitrepo *r, const git_oid *oids, size_t n)
+{
+	git_oid *rest = NULL;
+	size_t nrest = n;
+	enum err e = ERR_OK;
+
+	if (src != r &&
+	    (e = link_packs(src, r, oids, n, &rest, &nrest)) == ERR_OK)
+		oids = rest;
+	if (e == ERR_OK && nrest > 0)
+		e = write_new(src, r, oids, nrest);
+	else if (e == ERR_OK && git_odb_refresh(r->odb) < 0)
+		e = gitpriv_fail(r->path, "cannot see the new pack");
+	free(rest);
 	return e;
 }

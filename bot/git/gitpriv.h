@@ -118,7 +118,11 @@ enum err gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n);
  * one packfile without deltas or compression (bot/git/gitpack.c).
  */
 enum err gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n);
-/* The same, reading the objects from src and writing the pack into r. */
+/* The same, reading the objects from src and writing the pack into r.
+ * src's packs that hold some of the objects are linked into r whole
+ * instead, when both are on one file system (a superset: what r had
+ * already, or what no ref there names, is only unreachable, and a link
+ * costs no room); the rest is written. */
 enum err gitpack_copy(
     struct gitrepo *src, struct gitrepo *r, const git_oid *oids, size_t n);
 

@@ -1,0 +1,207 @@
+/*
+ * Packs the engine writes (bot/git/gitpack.c) and a local push: the
+ * packs that hold what the pushed repository lacks are linked into it
+ * whole, not read back object by object and written again; loose
+ * objects, and everything when the two are on different file systems,
+ * are copied into a pack.  git fsck is the judge of every result.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bot/git/gitpriv.h"
+#include "bot/git/gitremote.h"
+#include "tests/unit/gittest.h"
+#include "util/log.h"
+
+static const char *tmp;
+
+static int
+setup(void **state)
+{
+	(void)state;
+	tmp = gt_setup();
+	log_set_level(LOG_ERR);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	gt_teardown(tmp);
+	return 0;
+}
+
+/* n commits on tip (NULL: a root), each adding a file under d/; the
+ * last into tip and tree. */
+static void
+commits(
+    struct gitrepo *r, int from, int n, git_oid *tip, bool root, git_oid *tree)
+{
+	char text[512], hex[41];
+	int i;
+
+	for (i = from; i < from + n; i++) {
+		git_tree_update u;
+		char path[32], body[64];
+		git_oid blob, next;
+		int k;
+
+		snprintf(path, sizeof(path), "d/f%03d", i);
+		snprintf(body, sizeof(body), "file %d\n", i);
+		assert_int_equal(
+		    gitpriv_blob(r, body, strlen(body), &blob), ERR_OK);
+		memset(&u, 0, sizeof(u));
+		u.action = GIT_TREE_UPDATE_UPSERT;
+		u.path = path;
+		u.id = blob;
+		u.filemode = GIT_FILEMODE_BLOB;
+		assert_int_equal(gittree_update(r, tree, &u, 1, &next), ERR_OK);
+		*tree = next;
+		git_oid_tostr(hex, sizeof(hex), tip);
+		k = snprintf(text, sizeof(text),
+		    "tree %s\n%s%s%sauthor A <a@example.org> %d +0000\n"
+		    "committer C <c@example.org> %d +0000\n\nfile %d\n",
+		    git_oid_tostr_s(tree), root ? "" : "parent ",
+		    root ? "" : hex, root ? "" : "\n", 1700000000 + i,
+		    1700000000 + i, i);
+		assert_int_equal(gitpriv_object(r, GIT_OBJECT_COMMIT, text,
+		                     (size_t)k, &next),
+		    ERR_OK);
+		*tip = next;
+		root = false;
+	}
+}
+
+/* Persist tip (one pack: far more than loose objects take) and name it
+ * refs/heads/b. */
+static void
+persist(struct gitrepo *r, const git_oid *tip)
+{
+	char hex[41];
+
+	assert_int_equal(gitpriv_persist(r, tip, 1), ERR_OK);
+	git_oid_tostr(hex, sizeof(hex), tip);
+	assert_int_equal(
+	    gitrepo_set_ref(r, "refs/heads/b", hex, NULL, "t"), ERR_OK);
+}
+
+static int
+count(const char *what, const char *dir)
+{
+	char *out =
+	    gt_out("find %s/objects/pack -name '*.pack' %s | wc -l", dir, what);
+	int n = out ? atoi(out) : -1;
+
+	free(out);
+	return n;
+}
+
+static void
+push_ok(struct gitrepo *r, const char *remote, const git_oid *tip)
+{
+	struct gitremote_push refs[1] = {
+		{ "refs/heads/b", true, false, false, "" },
+	};
+	char *got;
+
+	assert_int_equal(gitremote_push(r, remote, refs, 1), ERR_OK);
+	assert_true(refs[0].ok);
+	got = gt_out("git -C %s rev-parse b", remote);
+	assert_non_null(got);
+	assert_memory_equal(got, git_oid_tostr_s(tip), 40);
+	free(got);
+	assert_int_equal(
+	    gt_sh("git -C %s fsck --strict --no-dangling 2>/dev/null", remote),
+	    0);
+}
+
+static void
+test_push_links_packs(void **state)
+{
+	struct gitrepo *r = NULL;
+	char path[300], remote[300], shm[64];
+	git_oid tip, tree;
+	git_treebuilder *tb = NULL;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/staging.git", tmp);
+	snprintf(remote, sizeof(remote), "%s/pushed.git", tmp);
+	assert_int_equal(gt_sh("git init -q --bare %s", remote), 0);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_int_equal(git_treebuilder_new(&tb, r->repo, NULL), 0);
+	assert_int_equal(git_treebuilder_write(&tree, tb), 0);
+	git_treebuilder_free(tb);
+
+	/* A first build: its pack is linked there, not written again. */
+	memset(&tip, 0, sizeof(tip));
+	commits(r, 0, 40, &tip, true, &tree);
+	persist(r, &tip);
+	assert_int_equal(count("", path), 1);
+	push_ok(r, remote, &tip);
+	assert_int_equal(count("", remote), 1);
+	assert_int_equal(count("-links +1", remote), 1);
+
+	/* A second one on top: only its own pack goes; the first is there. */
+	commits(r, 40, 40, &tip, false, &tree);
+	persist(r, &tip);
+	push_ok(r, remote, &tip);
+	assert_int_equal(count("", remote), 2);
+	assert_int_equal(count("-links +1", remote), 2);
+
+	/* A small one, persisted as loose objects: no pack holds them, so
+	 * the push writes them into a pack of its own. */
+	commits(r, 80, 5, &tip, false, &tree);
+	persist(r, &tip);
+	assert_int_equal(count("", path), 2);
+	push_ok(r, remote, &tip);
+	assert_int_equal(count("", remote), 3);
+	assert_int_equal(count("-links +1", remote), 2);
+
+	/* Repacked by git: the new pack holds what the next push lacks. */
+	commits(r, 85, 40, &tip, false, &tree);
+	persist(r, &tip);
+	assert_int_equal(gt_sh("git -C %s repack -q -a -d", path), 0);
+	assert_int_equal(git_odb_refresh(r->odb), 0);
+	push_ok(r, remote, &tip);
+	assert_int_equal(count("", remote), 4);
+	assert_int_equal(count("-links +1", remote), 1);
+	gitrepo_free(r);
+
+	/* A whole history into an empty repository: one link. */
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	snprintf(remote, sizeof(remote), "%s/fresh.git", tmp);
+	assert_int_equal(gt_sh("git init -q --bare %s", remote), 0);
+	push_ok(r, remote, &tip);
+	assert_int_equal(count("", remote), 1);
+	assert_int_equal(count("-links +1", remote), 1);
+
+	/* On another file system (tmpfs) no link can be made: the objects
+	 * are copied. */
+	snprintf(shm, sizeof(shm), "/dev/shm/patchyard-gitpack-XXXXXX");
+	if (mkdtemp(shm) != NULL) {
+		snprintf(remote, sizeof(remote), "%s/other.git", shm);
+		assert_int_equal(gt_sh("git init -q --bare %s", remote), 0);
+		push_ok(r, remote, &tip);
+		assert_int_equal(count("", remote), 1);
+		assert_int_equal(count("-links +1", remote), 0);
+		assert_int_equal(gt_sh("rm -rf %s", shm), 0);
+	}
+	gitrepo_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_push_links_packs),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
