@@ -40,8 +40,12 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
-/* Mails read between two openings of an epoch (about 1 KB of cache each). */
-#define GP_REOPEN 4096
+/* Mails read between two openings of an epoch.  What libgit2 keeps per
+ * mail read (its caches of objects and of delta bases) came to about
+ * 5 KB: at 4,096 reads an import of util-linux's archive peaked at 66 MB
+ * of RSS, at 256 at 44 MB, and ran faster (fresh memory costs a page
+ * fault per page; reused memory does not). */
+#define GP_REOPEN 256
 
 struct gp_epoch {
 	unsigned long num;
