@@ -1,10 +1,13 @@
 #include "util/xalloc.h"
 
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void
 fatal(const char *fmt, ...)
@@ -84,4 +87,30 @@ xstrndup(const char *s, size_t n)
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
+}
+
+void
+xalloc_huge_heap(size_t pad)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo, hi;
+	void *p, *end;
+
+	if (pad > (size_t)1 << 30)
+		pad = (size_t)1 << 30;
+	/* Big blocks from the heap too, and nothing given back early: the
+	 * region keeps its advice only while it stays mapped. */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TOP_PAD, (int)pad);
+	mallopt(M_TRIM_THRESHOLD, (int)(2 * pad));
+	/* More than the heap has left: it grows by this plus the pad. */
+	p = malloc(256 << 10);
+	end = sbrk(0);
+	if (p != NULL && end != (void *)-1) {
+		lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+		hi = (uintptr_t)end & ~(huge - 1);
+		if (hi > lo)
+			(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	}
+	free(p);
 }

@@ -485,6 +485,8 @@ cmd_worker(struct cli *c)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
+	/* Trees, blobs and packs in memory by the tens of megabytes. */
+	xalloc_huge_heap((size_t)64 << 20);
 	if (strcmp(c->argv[0], "rebuild") == 0)
 		e = stage_rebuild(c->st, &c->conf);
 	else
