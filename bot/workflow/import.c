@@ -27,18 +27,31 @@ struct item {
 	bool truncated;
 };
 
+/*
+ * The items form a ring from head: count parsed ones (the writer's), then
+ * nraw read but not parsed yet (the parser's), then free room (the
+ * reader's).  With one reading thread it reads and parses each mail
+ * itself and nraw stays 0; a source whose reading costs as much as the
+ * parse (public-inbox: inflating and hashing git objects) gets a thread
+ * of its own for that, so that reading, parsing and writing overlap.
+ */
 struct queue {
 	pthread_mutex_t mu;
 	pthread_cond_t not_empty; /* the writer waits for mail */
 	pthread_cond_t not_full; /* the reader waits for room */
+	pthread_cond_t raw_ready; /* the parser waits for read mail */
 	struct item items[QUEUE_LEN];
-	size_t head, count; /* filled items, in order */
-	bool done; /* the reader has finished */
+	size_t head, count; /* parsed items, in order */
+	size_t nraw; /* read items after them, not parsed yet */
+	bool split; /* reading and parsing in two threads */
+	bool read_done; /* the reader has finished (split) */
+	bool done; /* no more parsed mail will come */
 	bool stop; /* the writer wants no more */
-	enum err err; /* the reader's error */
+	enum err read_err; /* the reader's error (split) */
+	enum err err; /* the reading side's error */
 	struct source *src;
 	struct mail_opts opts;
-	double reader_cpu; /* seconds of CPU the reading thread used */
+	double reader_cpu, parser_cpu; /* seconds of CPU of each thread */
 };
 
 static double
@@ -63,59 +76,149 @@ copy_raw(struct item *it, const struct source_mail *sm)
 	it->n = sm->n;
 }
 
-static void *
-reader(void *arg)
+static void
+block_signals(const char *name)
 {
-	struct queue *q = arg;
-	size_t slot = 0;
 	sigset_t all;
 
 	/* Signals are the main thread's: its writer decides when to stop. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_setname_np(pthread_self(), "yard-read");
+	pthread_setname_np(pthread_self(), name);
+}
 
+/* Read the next mail into it: ERR_NOTFOUND at the end. */
+static enum err
+read_one(struct queue *q, struct item *it)
+{
+	struct source_mail sm;
+	bool truncated = false;
+	enum err e = source_next(q->src, &sm, &truncated);
+
+	if (e != ERR_OK)
+		return e;
+	copy_raw(it, &sm);
+	memcpy(it->pos, sm.pos, sizeof(it->pos));
+	it->truncated = truncated;
+	return ERR_OK;
+}
+
+static void
+parse_one(struct queue *q, struct item *it)
+{
+	arena_reset(it->a);
+	q->opts.truncated = it->truncated;
+	mail_parse(it->a, it->raw, it->n, &q->opts, &it->m);
+}
+
+/* No more parsed mail: e (ERR_NOTFOUND is the end) for the writer. */
+static void
+finish(struct queue *q, enum err e)
+{
+	pthread_mutex_lock(&q->mu);
+	q->done = true;
+	q->err = e == ERR_NOTFOUND ? ERR_OK : e;
+	pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* A parsed item is the writer's; wake it only when it may be waiting:
+ * futex calls per mail would cost more than the parse. */
+static void
+hand_over(struct queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	if (q->count++ == 0)
+		pthread_cond_signal(&q->not_empty);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* The reading thread: reads, and parses too unless q->split. */
+static void *
+reader(void *arg)
+{
+	struct queue *q = arg;
+
+	block_signals("yard-read");
 	for (;;) {
-		struct source_mail sm;
 		struct item *it;
-		bool truncated = false;
 		enum err e;
 
 		pthread_mutex_lock(&q->mu);
-		while (q->count == QUEUE_LEN && !q->stop)
+		while (q->count + q->nraw == QUEUE_LEN && !q->stop)
 			pthread_cond_wait(&q->not_full, &q->mu);
 		if (q->stop) {
 			pthread_mutex_unlock(&q->mu);
 			break;
 		}
-		slot = (q->head + q->count) % QUEUE_LEN;
+		it = &q->items[(q->head + q->count + q->nraw) % QUEUE_LEN];
 		pthread_mutex_unlock(&q->mu);
 
-		e = source_next(q->src, &sm, &truncated);
+		e = read_one(q, it);
+		if (e != ERR_OK && !q->split) {
+			finish(q, e);
+			break;
+		}
 		if (e != ERR_OK) {
 			pthread_mutex_lock(&q->mu);
-			q->done = true;
-			q->err = e == ERR_NOTFOUND ? ERR_OK : e;
-			pthread_cond_signal(&q->not_empty);
+			q->read_done = true;
+			q->read_err = e;
+			pthread_cond_signal(&q->raw_ready);
 			pthread_mutex_unlock(&q->mu);
 			break;
 		}
-		it = &q->items[slot];
-		copy_raw(it, &sm);
-		memcpy(it->pos, sm.pos, sizeof(it->pos));
-		it->truncated = truncated;
-		arena_reset(it->a);
-		q->opts.truncated = truncated;
-		mail_parse(it->a, it->raw, it->n, &q->opts, &it->m);
-
-		/* Wake the writer only when it may be waiting: futex calls
-		 * per mail would cost more than the parse. */
+		if (!q->split) {
+			parse_one(q, it);
+			hand_over(q);
+			continue;
+		}
 		pthread_mutex_lock(&q->mu);
-		if (q->count++ == 0)
-			pthread_cond_signal(&q->not_empty);
+		if (q->nraw++ == 0)
+			pthread_cond_signal(&q->raw_ready);
 		pthread_mutex_unlock(&q->mu);
 	}
 	q->reader_cpu = thread_cpu();
+	return NULL;
+}
+
+/* The parsing thread of a split queue: parses what the reader read, in
+ * order, and hands it to the writer. */
+static void *
+parser(void *arg)
+{
+	struct queue *q = arg;
+
+	block_signals("yard-parse");
+	for (;;) {
+		struct item *it;
+		bool last;
+
+		pthread_mutex_lock(&q->mu);
+		while (q->nraw == 0 && !q->read_done && !q->stop)
+			pthread_cond_wait(&q->raw_ready, &q->mu);
+		if (q->stop) {
+			pthread_mutex_unlock(&q->mu);
+			break;
+		}
+		if (q->nraw == 0) {
+			enum err e = q->read_err;
+
+			pthread_mutex_unlock(&q->mu);
+			finish(q, e);
+			break;
+		}
+		it = &q->items[(q->head + q->count) % QUEUE_LEN];
+		pthread_mutex_unlock(&q->mu);
+
+		parse_one(q, it);
+		pthread_mutex_lock(&q->mu);
+		q->nraw--;
+		last = q->count++ == 0;
+		if (last)
+			pthread_cond_signal(&q->not_empty);
+		pthread_mutex_unlock(&q->mu);
+	}
+	q->parser_cpu = thread_cpu();
 	return NULL;
 }
 
@@ -206,6 +309,7 @@ drain(struct queue *q, struct writer *w)
 			pthread_mutex_lock(&q->mu);
 			q->stop = true;
 			pthread_cond_signal(&q->not_full);
+			pthread_cond_signal(&q->raw_ready);
 			pthread_mutex_unlock(&q->mu);
 			break;
 		}
@@ -213,10 +317,12 @@ drain(struct queue *q, struct writer *w)
 
 		pthread_mutex_lock(&q->mu);
 		q->head = (q->head + 1) % QUEUE_LEN;
-		if (q->count-- == QUEUE_LEN || e != ERR_OK)
+		if (q->count-- + q->nraw == QUEUE_LEN || e != ERR_OK)
 			pthread_cond_signal(&q->not_full);
-		if (e != ERR_OK)
+		if (e != ERR_OK) {
 			q->stop = true;
+			pthread_cond_signal(&q->raw_ready);
+		}
 		pthread_mutex_unlock(&q->mu);
 		if (e != ERR_OK)
 			break;
@@ -279,7 +385,7 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 {
 	struct queue q;
 	struct writer w;
-	pthread_t th;
+	pthread_t th, pth;
 	size_t i;
 	enum err e;
 
@@ -305,20 +411,26 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	pthread_mutex_init(&q.mu, NULL);
 	pthread_cond_init(&q.not_empty, NULL);
 	pthread_cond_init(&q.not_full, NULL);
-	if (pthread_create(&th, NULL, reader, &q) != 0)
-		fatal("import: cannot start the reading thread");
+	pthread_cond_init(&q.raw_ready, NULL);
+	q.split = source_kind(src) == SOURCE_PUBINBOX;
+	if (pthread_create(&th, NULL, reader, &q) != 0 ||
+	    (q.split && pthread_create(&pth, NULL, parser, &q) != 0))
+		fatal("import: cannot start the reading threads");
 	e = drain(&q, &w);
 	pthread_join(th, NULL);
+	if (q.split)
+		pthread_join(pth, NULL);
 	log_msg(o->quiet ? LOG_DEBUG : LOG_INFO,
 	    "import: %s: %zu mails; CPU: reading and parsing %.3f s, "
 	    "writing %.3f s",
-	    w.name, w.done, q.reader_cpu, thread_cpu());
+	    w.name, w.done, q.reader_cpu + q.parser_cpu, thread_cpu());
 	if (e == ERR_OK)
 		e = q.err;
 	if (o->progress)
 		progress(q.src, w.done, true);
 	pthread_cond_destroy(&q.not_empty);
 	pthread_cond_destroy(&q.not_full);
+	pthread_cond_destroy(&q.raw_ready);
 	pthread_mutex_destroy(&q.mu);
 	for (i = 0; i < QUEUE_LEN; i++) {
 		arena_free(q.items[i].a);
