@@ -341,8 +341,13 @@ imap_search(struct imap *im, uint32_t after, uint32_t **uids, size_t *n,
 	    mailimap_set_new_interval(after + 1, 0));
 	r = mailimap_uid_search(im->s, NULL, key, &res);
 	mailimap_search_key_free(key);
-	if (r != MAILIMAP_NO_ERROR)
+	if (r != MAILIMAP_NO_ERROR) {
+		/* A refused search still hands over what the server sent
+		 * before refusing (libetpan 1.9.4): ours to free. */
+		if (res != NULL)
+			mailimap_search_result_free(res);
 		return fail(err, errn, ERR_NET, "UID SEARCH", r);
+	}
 	/* "N:*" always matches the highest UID, even when it is below N. */
 	for (it = clist_begin(res); it != NULL; it = clist_next(it)) {
 		uint32_t u = *(uint32_t *)clist_content(it);
@@ -433,8 +438,11 @@ imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
 	r = mailimap_uid_fetch(im->s, set, ft, &res);
 	mailimap_fetch_type_free(ft);
 	mailimap_set_free(set);
-	if (r != MAILIMAP_NO_ERROR)
+	if (r != MAILIMAP_NO_ERROR) {
+		if (res != NULL) /* as for UID SEARCH */
+			mailimap_fetch_list_free(res);
 		return fail(err, errn, ERR_NET, "UID FETCH", r);
+	}
 	for (it = clist_begin(res); it; it = clist_next(it)) {
 		fs = xgrow(fs, &cap, nf + 1, sizeof(*fs));
 		read_att(clist_content(it), &fs[nf]);
