@@ -422,6 +422,7 @@ imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
 	    mailimap_fetch_type_new_fetch_att_list_empty();
 	struct mailimap_set *set = uid_set(uids, n);
 	struct fetched *fs = NULL;
+	uint32_t *asked;
 	size_t nf = 0, cap = 0, i;
 	clist *res = NULL;
 	clistiter *it;
@@ -443,19 +444,27 @@ imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
 			mailimap_fetch_list_free(res);
 		return fail(err, errn, ERR_NET, "UID FETCH", r);
 	}
+	/* Only the mails asked for, each once, in UID order: a FETCH the
+	 * server sent on its own (a flag change) has no body, and one for a
+	 * UID we did not ask for, or a second one for the same UID, is not
+	 * ours either (found by fuzz_imap). */
+	asked = xmalloc((n ? n : 1) * sizeof(*asked));
+	memcpy(asked, uids, n * sizeof(*asked));
+	qsort(asked, n, sizeof(*asked), cmp_uid);
 	for (it = clist_begin(res); it; it = clist_next(it)) {
 		fs = xgrow(fs, &cap, nf + 1, sizeof(*fs));
 		read_att(clist_content(it), &fs[nf]);
-		/* A FETCH the server sent on its own (a flag change) has no
-		 * body: not one of ours. */
-		if (fs[nf].uid != 0 && fs[nf].raw != NULL)
+		if (fs[nf].uid != 0 && fs[nf].raw != NULL &&
+		    bsearch(&fs[nf].uid, asked, n, sizeof(*asked), cmp_uid))
 			nf++;
 	}
 	if (nf > 1)
 		qsort(fs, nf, sizeof(*fs), cmp_fetched);
 	for (i = 0; i < nf && e == ERR_OK; i++)
-		e = fn(arg, fs[i].uid, fs[i].raw, fs[i].n,
-		    fs[i].size > limit || fs[i].n > limit);
+		if (i == 0 || fs[i].uid != fs[i - 1].uid)
+			e = fn(arg, fs[i].uid, fs[i].raw, fs[i].n,
+			    fs[i].size > limit || fs[i].n > limit);
+	free(asked);
 	free(fs);
 	mailimap_fetch_list_free(res);
 	return e;
