@@ -439,11 +439,13 @@ imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
 	r = mailimap_uid_fetch(im->s, set, ft, &res);
 	mailimap_fetch_type_free(ft);
 	mailimap_set_free(set);
-	if (r != MAILIMAP_NO_ERROR) {
-		if (res != NULL) /* as for UID SEARCH */
-			mailimap_fetch_list_free(res);
+	/* Unlike UID SEARCH, a refused UID FETCH has freed its list
+	 * already (libetpan 1.9.4 goes through its QRESYNC code, which
+	 * frees it and leaves res pointing at it: not ours to touch).  It
+	 * only refuses an answer without a FETCH in it, though: with one,
+	 * a NO still counts as done. */
+	if (r != MAILIMAP_NO_ERROR)
 		return fail(err, errn, ERR_NET, "UID FETCH", r);
-	}
 	/* Only the mails asked for, each once, in UID order: a FETCH the
 	 * server sent on its own (a flag change) has no body, and one for a
 	 * UID we did not ask for, or a second one for the same UID, is not
