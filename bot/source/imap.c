@@ -130,13 +130,12 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
 			return fail(err, errn, ERR_NET, "greeting", r);
 		return ERR_OK;
 	}
-	plain = mailstream_low_socket_open(fd);
+	plain = imap_plain_open(fd, c->timeout);
 	if (plain == NULL) {
 		close(fd);
 		snprintf(err, errn, "out of memory");
 		return ERR_NOMEM;
 	}
-	mailstream_low_set_timeout(plain, c->timeout);
 	r = mailimap_connect(im->s, mailstream_new(plain, 8192));
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 	    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
@@ -271,7 +270,7 @@ imap_open_plain_fd(
 	if (im->s == NULL)
 		fatal("imap: out of memory");
 	mailimap_set_timeout(im->s, c.timeout);
-	low = mailstream_low_socket_open(fd);
+	low = imap_plain_open(fd, c.timeout);
 	if (low == NULL)
 		fatal("imap: out of memory");
 	r = mailimap_connect(im->s, mailstream_new(low, 8192));

@@ -95,8 +95,13 @@ tls_read(mailstream_low *low, void *buf, size_t n)
 		r = gnutls_record_recv(t->s, buf, n);
 		if (r == GNUTLS_E_AGAIN)
 			continue;
-		/* Interrupted: SIGTERM, and we are stopping. */
-		return r < 0 ? -1 : r;
+		/* Interrupted: SIGTERM, and we are stopping.  The end of the
+		 * stream is an error too: libetpan 1.9.4 reads the rest of a
+		 * literal until it has it, taking 0 bytes for progress, so a
+		 * server that closes inside a literal would have it spin for
+		 * ever (found by fuzz_imap).  A client has nothing to do with
+		 * a closed connection but give up. */
+		return r <= 0 ? -1 : r;
 	}
 }
 
@@ -149,6 +154,63 @@ tls_free(mailstream_low *low)
 {
 	tls_data_free(low->data);
 	free(low);
+}
+
+/* The clear stream: libetpan's socket stream, the end of it an error
+ * (as in tls_read). */
+static ssize_t
+plain_read(mailstream_low *low, void *buf, size_t n)
+{
+	ssize_t r = mailstream_low_read(low->data, buf, n);
+
+	return r <= 0 ? -1 : r;
+}
+
+static ssize_t
+plain_write(mailstream_low *low, const void *buf, size_t n)
+{
+	return mailstream_low_write(low->data, buf, n);
+}
+
+static int
+plain_close(mailstream_low *low)
+{
+	return mailstream_low_close(low->data);
+}
+
+static int
+plain_get_fd(mailstream_low *low)
+{
+	return mailstream_low_get_fd(low->data);
+}
+
+static void
+plain_free(mailstream_low *low)
+{
+	mailstream_low_free(low->data);
+	free(low);
+}
+
+static mailstream_low_driver plain_driver = {
+	.mailstream_read = plain_read,
+	.mailstream_write = plain_write,
+	.mailstream_close = plain_close,
+	.mailstream_get_fd = plain_get_fd,
+	.mailstream_free = plain_free,
+};
+
+mailstream_low *
+imap_plain_open(int fd, int timeout)
+{
+	mailstream_low *inner = mailstream_low_socket_open(fd), *low;
+
+	if (inner == NULL)
+		return NULL;
+	mailstream_low_set_timeout(inner, timeout);
+	low = mailstream_low_new(inner, &plain_driver);
+	if (low == NULL)
+		mailstream_low_free(inner);
+	return low;
 }
 
 static mailstream_low_driver tls_driver = {

@@ -27,6 +27,14 @@ struct imap_tls_opts {
 enum err imap_tls_open(int fd, const struct imap_tls_opts *o,
     mailstream_low **out, char *err, size_t errn);
 
+/*
+ * The clear socket fd as a mailstream_low (before STARTTLS, and the fuzz
+ * target's session), with the end of the stream read as an error: see
+ * tls_read().  NULL when out of memory.  Like libetpan's socket stream,
+ * freeing it leaves fd open; closing it closes fd.
+ */
+mailstream_low *imap_plain_open(int fd, int timeout);
+
 /* Does TLS hold decrypted bytes that no read has taken yet? */
 bool imap_tls_pending(mailstream_low *low);
 
