@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -156,6 +157,32 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
 	return ERR_OK;
 }
 
+/*
+ * Whether the server named capability name.  libetpan 1.9.4's
+ * mailimap_has_extension() follows the capability list without looking:
+ * a CAPABILITY answer that left none (found by fuzz_imap) crashed it.
+ */
+static bool
+has_cap(const struct imap *im, const char *name)
+{
+	const struct mailimap_connection_info *ci = im->s->imap_connection_info;
+	clistiter *it;
+
+	if (ci == NULL || ci->imap_capability == NULL ||
+	    ci->imap_capability->cap_list == NULL)
+		return false;
+	for (it = clist_begin(ci->imap_capability->cap_list); it != NULL;
+	     it = clist_next(it)) {
+		const struct mailimap_capability *c = clist_content(it);
+
+		if (c != NULL && c->cap_type == MAILIMAP_CAPABILITY_NAME &&
+		    c->cap_data.cap_name != NULL &&
+		    strcasecmp(c->cap_data.cap_name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 static enum err
 login_select(
     struct imap *im, const struct imap_config *c, char *err, size_t errn)
@@ -194,9 +221,9 @@ login_select(
 	if (im->s->imap_connection_info != NULL &&
 	    mailimap_capability(im->s, &cap) == MAILIMAP_NO_ERROR)
 		mailimap_capability_data_free(cap);
-	im->idle = mailimap_has_idle(im->s) != 0;
-	im->move = mailimap_has_extension(im->s, "MOVE") != 0;
-	im->uidplus = mailimap_has_extension(im->s, "UIDPLUS") != 0;
+	im->idle = has_cap(im, "IDLE");
+	im->move = has_cap(im, "MOVE");
+	im->uidplus = has_cap(im, "UIDPLUS");
 	r = mailimap_select(im->s, im->url.mailbox);
 	if (r != MAILIMAP_NO_ERROR)
 		return fail(err, errn, ERR_NET, im->url.mailbox, r);
