@@ -187,7 +187,6 @@ static enum err
 login_select(
     struct imap *im, const struct imap_config *c, char *err, size_t errn)
 {
-	struct mailimap_capability_data *cap = NULL;
 	char password[512] = "";
 	int r;
 	enum err e = ERR_OK;
@@ -204,23 +203,14 @@ login_select(
 	explicit_bzero(password, sizeof(password));
 	if (e != ERR_OK)
 		return e;
-	/* The capabilities after login are the ones that count.  libetpan
-	 * 1.9.4 copies the list it holds when the answer is OK, and a server
-	 * that answers OK without ever having sent a list would have it copy
-	 * NULL (a crash, tests/fixtures/regress/imap/): give it an empty
-	 * list to copy, which a list in the answer replaces. */
-	if (im->s->imap_connection_info != NULL &&
-	    im->s->imap_connection_info->imap_capability == NULL) {
-		clist *none = clist_new();
-
-		if (none == NULL)
-			fatal("imap: out of memory");
-		im->s->imap_connection_info->imap_capability =
-		    mailimap_capability_data_new(none);
-	}
-	if (im->s->imap_connection_info != NULL &&
-	    mailimap_capability(im->s, &cap) == MAILIMAP_NO_ERROR)
-		mailimap_capability_data_free(cap);
+	/* The capabilities after login are the ones that count: asked for
+	 * as a plain command, whose answer libetpan records in the session,
+	 * and read with has_cap().  Not mailimap_capability(): libetpan
+	 * 1.9.4 copies the recorded list there without checking it, and a
+	 * server that never sent one, or sent "[CAPABILITY]" with none,
+	 * crashed it (tests/fixtures/regress/imap/capability-*). */
+	if (im->s->imap_connection_info != NULL)
+		(void)mailimap_custom_command(im->s, "CAPABILITY");
 	im->idle = has_cap(im, "IDLE");
 	im->move = has_cap(im, "MOVE");
 	im->uidplus = has_cap(im, "UIDPLUS");
