@@ -374,8 +374,17 @@ imap_search(struct imap *im, uint32_t after, uint32_t **uids, size_t *n,
 		(*uids)[(*n)++] = u;
 	}
 	mailimap_search_result_free(res);
-	if (*n > 1)
+	if (*n > 1) {
+		size_t i, k = 1;
+
+		/* Ascending and each once, whatever the server repeats
+		 * (found by fuzz_imap). */
 		qsort(*uids, *n, sizeof(**uids), cmp_uid);
+		for (i = 1; i < *n; i++)
+			if ((*uids)[i] != (*uids)[k - 1])
+				(*uids)[k++] = (*uids)[i];
+		*n = k;
+	}
 	return ERR_OK;
 }
 
