@@ -10,11 +10,14 @@
  */
 #include "bot/git/gitapply.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "bot/git/githunk.h"
 #include "bot/git/gitpriv.h"
@@ -371,6 +374,115 @@ mini_tree(struct ctx *c, const char *path, const git_oid *pre, unsigned mode,
 	return rc < 0 ? gitpriv_fail(c->r->path, "cannot make a tree") : ERR_OK;
 }
 
+/* What a binary hunk may inflate to; beyond it we refuse the patch. */
+#define BINARY_MAX ((size_t)64 << 20)
+
+static int
+b85_digit(unsigned char ch)
+{
+	static const char set[] =
+	    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~";
+	const char *at = ch ? strchr(set, ch) : NULL;
+
+	return at ? (int)(at - set) : -1;
+}
+
+/* One base85 line ("A".."z" for its length, then groups of five) onto b. */
+static bool
+b85_line(struct buf *b, const char *p, size_t n)
+{
+	size_t len, i;
+
+	if (n < 6 || (n - 1) % 5 != 0)
+		return false;
+	if (p[0] >= 'A' && p[0] <= 'Z')
+		len = (size_t)(p[0] - 'A' + 1);
+	else if (p[0] >= 'a' && p[0] <= 'z')
+		len = (size_t)(p[0] - 'a' + 27);
+	else
+		return false;
+	if ((len + 3) / 4 != (n - 1) / 5)
+		return false;
+	for (i = 1; i < n && len > 0; i += 5) {
+		uint32_t acc = 0;
+		unsigned char out[4];
+		size_t k;
+
+		for (k = 0; k < 5; k++) {
+			int d = b85_digit((unsigned char)p[i + k]);
+
+			if (d < 0 || acc > (UINT32_MAX - (uint32_t)d) / 85)
+				return false;
+			acc = acc * 85 + (uint32_t)d;
+		}
+		for (k = 0; k < 4; k++)
+			out[k] = (unsigned char)(acc >> (24 - 8 * k));
+		k = len < 4 ? len : 4;
+		if (buf_add(b, out, k) != ERR_OK)
+			return false;
+		len -= k;
+	}
+	return true;
+}
+
+/*
+ * Whether every "literal N"/"delta N" block of a binary patch decodes
+ * and inflates to exactly N bytes, as git apply checks before applying.
+ * libgit2 1.5 does not, and loops for ever on a block whose stream
+ * ends short of its size (found by fuzz_gitapply).
+ */
+static bool
+binary_sane(const char *p, size_t n)
+{
+	const char *end = p + n, *nl;
+	struct buf raw = BUF_INIT;
+	bool ok = true, in = false;
+	size_t want = 0, blocks = 0;
+
+	for (; p < end && ok; p = nl + 1) {
+		size_t len;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		len = (size_t)(nl - p);
+		if (!in) {
+			const char *num = NULL;
+			char *stop;
+			unsigned long long v;
+
+			if (len > 8 && memcmp(p, "literal ", 8) == 0)
+				num = p + 8;
+			else if (len > 6 && memcmp(p, "delta ", 6) == 0)
+				num = p + 6;
+			if (num == NULL)
+				continue;
+			errno = 0;
+			v = strtoull(num, &stop, 10);
+			ok = stop == nl && errno == 0 && ascii_isdigit(*num) &&
+			    v <= BINARY_MAX;
+			want = (size_t)v;
+			buf_reset(&raw);
+			in = true;
+			blocks++;
+		} else if (len > 0) {
+			ok = b85_line(&raw, p, len);
+		} else {
+			unsigned char *out = xmalloc(want + 1);
+			uLongf got = (uLongf)want + 1;
+
+			ok = uncompress(out, &got, (const Bytef *)raw.p,
+			         (uLong)raw.n) == Z_OK &&
+			    got == want;
+			free(out);
+			in = false;
+		}
+	}
+	buf_free(&raw);
+	return ok && !in && blocks > 0;
+}
+
 /* A "GIT binary patch" (literal or delta) through libgit2.  *post is
  * left alone and *gone set when the patch deletes the file. */
 static enum err
@@ -387,7 +499,8 @@ apply_binary(struct ctx *c, const struct diff_file *f, const git_oid *pre,
 	*gone = false;
 	if ((e = mini_tree(c, f->old_path, pre, mode, &mini)))
 		return e;
-	if (git_diff_from_buffer(&diff, f->text.p, f->text.n) < 0)
+	if (!binary_sane(f->text.p, f->text.n) ||
+	    git_diff_from_buffer(&diff, f->text.p, f->text.n) < 0)
 		e = say(
 		    c, GITAPPLY_CONFLICT, path, "binary patch does not parse");
 	else if (git_apply_to_tree(&idx, c->r->repo, mini, diff, NULL) < 0)
