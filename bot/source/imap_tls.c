@@ -17,6 +17,7 @@
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,94 @@
 #include "util/base64.h"
 #include "util/xalloc.h"
 
+/*
+ * The largest literal ("{N}" CRLF and N bytes) a server may send: the
+ * mails are asked for as BODY.PEEK[]<0.LIMIT_MAIL_SIZE>, so a good
+ * server never comes near it.  libetpan 1.9.4 allocates a literal's
+ * whole announced size before it reads a byte of it, up to 4 GB (found
+ * by fuzz_imap); newer libetpan refuses one above 64 MB, and so do we,
+ * at the transport, before the parser sees the announcement.
+ */
+#define LITERAL_MAX (64u * 1024 * 1024)
+
+/* Where the stream is, as far as literals go: in one (skip bytes of it
+ * left) or in a line, reading a "{digits}" CRLF announcement. */
+struct litguard {
+	uint64_t skip;
+	uint64_t num;
+	enum {
+		LG_TEXT,
+		LG_NUM,
+		LG_CLOSED,
+		LG_CR
+	} state;
+	bool refused;
+};
+
+/*
+ * Follow the bytes the server sent; false once it announced a literal
+ * above LITERAL_MAX.  A "{N}" with N too big is refused whatever follows
+ * it (libetpan takes "{N}" and two spaces for a literal too, for Lotus
+ * Domino); only "{N}" CRLF starts one to skip, so a mail's own text
+ * never counts.
+ */
+static bool
+litguard_read(struct litguard *g, const char *p, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !g->refused) {
+		if (g->skip > 0) {
+			size_t k = g->skip < n - i ? (size_t)g->skip : n - i;
+
+			g->skip -= k;
+			i += k;
+			continue;
+		}
+		switch (g->state) {
+		case LG_NUM:
+			if (p[i] >= '0' && p[i] <= '9') {
+				g->num = g->num * 10 + (uint64_t)(p[i] - '0');
+				if (g->num > LITERAL_MAX)
+					g->refused = true;
+				i++;
+				continue;
+			}
+			g->state = p[i] == '}' ? LG_CLOSED : LG_TEXT;
+			break;
+		case LG_CLOSED:
+			g->state = p[i] == '\r' ? LG_CR : LG_TEXT;
+			break;
+		case LG_CR:
+			if (p[i] == '\n')
+				g->skip = g->num;
+			g->state = LG_TEXT;
+			break;
+		case LG_TEXT:
+			break;
+		}
+		/* In a line (again: "{1{2}" has a second start), "{" starts
+		 * an announcement. */
+		if (g->state == LG_TEXT && p[i] == '{') {
+			g->state = LG_NUM;
+			g->num = 0;
+		}
+		i++;
+	}
+	return !g->refused;
+}
+
 struct tls_data {
 	gnutls_session_t s;
 	gnutls_certificate_credentials_t cred;
 	int fd;
 	int timeout_ms;
+	struct litguard g;
+};
+
+struct plain_data {
+	mailstream_low *inner;
+	struct litguard g;
 };
 
 /*
@@ -101,7 +185,9 @@ tls_read(mailstream_low *low, void *buf, size_t n)
 		 * server that closes inside a literal would have it spin for
 		 * ever (found by fuzz_imap).  A client has nothing to do with
 		 * a closed connection but give up. */
-		return r <= 0 ? -1 : r;
+		if (r <= 0 || !litguard_read(&t->g, buf, (size_t)r))
+			return -1;
+		return r;
 	}
 }
 
@@ -157,37 +243,44 @@ tls_free(mailstream_low *low)
 }
 
 /* The clear stream: libetpan's socket stream, the end of it an error
- * (as in tls_read). */
+ * (as in tls_read), and its literals watched. */
 static ssize_t
 plain_read(mailstream_low *low, void *buf, size_t n)
 {
-	ssize_t r = mailstream_low_read(low->data, buf, n);
+	struct plain_data *d = low->data;
+	ssize_t r = mailstream_low_read(d->inner, buf, n);
 
-	return r <= 0 ? -1 : r;
+	if (r <= 0 || !litguard_read(&d->g, buf, (size_t)r))
+		return -1;
+	return r;
 }
 
 static ssize_t
 plain_write(mailstream_low *low, const void *buf, size_t n)
 {
-	return mailstream_low_write(low->data, buf, n);
+	return mailstream_low_write(
+	    ((struct plain_data *)low->data)->inner, buf, n);
 }
 
 static int
 plain_close(mailstream_low *low)
 {
-	return mailstream_low_close(low->data);
+	return mailstream_low_close(((struct plain_data *)low->data)->inner);
 }
 
 static int
 plain_get_fd(mailstream_low *low)
 {
-	return mailstream_low_get_fd(low->data);
+	return mailstream_low_get_fd(((struct plain_data *)low->data)->inner);
 }
 
 static void
 plain_free(mailstream_low *low)
 {
-	mailstream_low_free(low->data);
+	struct plain_data *d = low->data;
+
+	mailstream_low_free(d->inner);
+	free(d);
 	free(low);
 }
 
@@ -203,13 +296,18 @@ mailstream_low *
 imap_plain_open(int fd, int timeout)
 {
 	mailstream_low *inner = mailstream_low_socket_open(fd), *low;
+	struct plain_data *d;
 
 	if (inner == NULL)
 		return NULL;
 	mailstream_low_set_timeout(inner, timeout);
-	low = mailstream_low_new(inner, &plain_driver);
-	if (low == NULL)
+	d = xcalloc(1, sizeof(*d));
+	d->inner = inner;
+	low = mailstream_low_new(d, &plain_driver);
+	if (low == NULL) {
 		mailstream_low_free(inner);
+		free(d);
+	}
 	return low;
 }
 

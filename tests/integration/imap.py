@@ -11,8 +11,8 @@ from yardlib import *
 from dovecot import Dovecot, USER, PASSWORD
 
 
-def mail(tag, i, size=0):
-    body = ('line %d of a mail to the list\n' % i) * max(1, size // 30)
+def mail(tag, i, size=0, extra=''):
+    body = ('line %d of a mail to the list\n' % i) * max(1, size // 30) + extra
     return ('From: Ann <ann@example.org>\r\nTo: demo@lists.example.org\r\n'
             'Subject: note %s %d\r\nMessage-ID: <%s-%d@example.org>\r\n'
             'Date: Thu, 03 Dec 2026 10:00:00 +0000\r\n\r\n%s'
@@ -82,7 +82,10 @@ def scenario(tmp):
     # A certificate that does not verify, and a wrong pin: refused, nothing stored.
     bad = Yard2(tmp, 'badca', '\timap = %s\n\tpassword-file = %s\n\tca-file = %s\n'
                 % (imaps, pw, d.other_ca))
-    d.append('lists', [mail('early', i) for i in range(3)])
+    # The last one has, inside its literal, what a literal's announcement
+    # of 4 GB looks like: only the server's own announcements are refused.
+    d.append('lists', [mail('early', i, extra='' if i < 2 else '{4000000000}\n{1}\n')
+                       for i in range(3)])
     r = bad.run('run', '--once', check_rc=False)
     err = r.stderr.decode(errors='replace')
     check('run --once fails when the certificate does not verify', r.returncode == 1, err[-300:])
