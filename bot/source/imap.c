@@ -59,6 +59,22 @@ fail(char *err, size_t errn, enum err e, const char *what, int r)
 	return e;
 }
 
+/* The greeting failed: say so in the server's words when it turned us
+ * away with a BYE. */
+static enum err
+greeting_fail(const struct imap *im, char *err, size_t errn, int r)
+{
+	const char *bye = im->s->imap_stream != NULL
+	    ? imap_stream_bye(im->s->imap_stream->low)
+	    : NULL;
+
+	if (bye != NULL) {
+		snprintf(err, errn, "the server turned us away: %s", bye);
+		return ERR_NET;
+	}
+	return fail(err, errn, ERR_NET, "greeting", r);
+}
+
 /* A TCP connection to host:port within timeout seconds; -1 with a
  * reason in err. */
 static int
@@ -115,12 +131,13 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
     size_t errn)
 {
 	struct imap_tls_opts to = { im->url.host, c->ca_file, c->pin_sha256,
-		c->timeout };
+		c->timeout, false };
 	mailstream_low *low = NULL, *plain;
 	enum err e;
 	int r;
 
 	if (im->url.tls) {
+		to.greeting = true;
 		if ((e = imap_tls_open(fd, &to, &low, err, errn)) != ERR_OK) {
 			close(fd);
 			return e;
@@ -128,7 +145,7 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
 		r = mailimap_connect(im->s, mailstream_new(low, 8192));
 		if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 		    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
-			return fail(err, errn, ERR_NET, "greeting", r);
+			return greeting_fail(im, err, errn, r);
 		return ERR_OK;
 	}
 	plain = imap_plain_open(fd, c->timeout);
@@ -140,7 +157,7 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
 	r = mailimap_connect(im->s, mailstream_new(plain, 8192));
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 	    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
-		return fail(err, errn, ERR_NET, "greeting", r);
+		return greeting_fail(im, err, errn, r);
 	r = mailimap_starttls(im->s);
 	if (r != MAILIMAP_NO_ERROR)
 		return fail(err, errn, ERR_NET,
@@ -293,7 +310,7 @@ imap_open_plain_fd(
 	r = mailimap_connect(im->s, mailstream_new(low, 8192));
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 	    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
-		e = fail(err, errn, ERR_NET, "greeting", r);
+		e = greeting_fail(im, err, errn, r);
 	if (e == ERR_OK)
 		e = login_select(im, &c, err, errn);
 	if (e != ERR_OK) {

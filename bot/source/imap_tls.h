@@ -17,6 +17,7 @@ struct imap_tls_opts {
 	const char *ca_file; /* NULL: the system's CAs */
 	const char *pin_sha256; /* NULL, 64 hex digits or sha256//B64... */
 	int timeout; /* seconds a read may wait */
+	bool greeting; /* the server's greeting comes next (imaps://) */
 };
 
 /*
@@ -34,6 +35,10 @@ enum err imap_tls_open(int fd, const struct imap_tls_opts *o,
  * freeing it leaves fd open; closing it closes fd.
  */
 mailstream_low *imap_plain_open(int fd, int timeout);
+
+/* The text of the server's greeting when it was "* BYE" (the stream
+ * was refused there, see imap_tls.c), else NULL. */
+const char *imap_stream_bye(mailstream_low *low);
 
 /* Does TLS hold decrypted bytes that no read has taken yet? */
 bool imap_tls_pending(mailstream_low *low);
