@@ -31,10 +31,23 @@ check(const struct buf *msg)
 		        strncmp(p, "Bcc", 3) == 0 ||
 		        strncmp(p, "Evil", 4) == 0))
 			abort();
-		/* Ours start a token; an address may hold "=?" itself. */
+		/* Ours start a token; an address may hold "=?" itself, and
+		 * even start with "=?utf-8?" (atext allows both), but ours
+		 * never hold an "@": Q encodes it, B has none. */
 		for (w = p; (w = memmem(w, (size_t)(eol - w), " =?utf-8?", 9));
 		     w = q + 2) {
+			const char *tok_end;
+
 			w++;
+			tok_end = memchr(w, ' ', (size_t)(eol - w));
+			if (tok_end == NULL)
+				tok_end = eol;
+			if (memchr(w, '@', (size_t)(tok_end - w))) {
+				q = tok_end - 2;
+				continue;
+			}
+			if (eol - w < 12) /* "=?utf-8?q??=" at least */
+				abort();
 			q = memmem(w + 10, (size_t)(eol - w - 10), "?=", 2);
 			if (q == NULL || q + 2 - w > 75)
 				abort();
