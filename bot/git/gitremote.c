@@ -126,6 +126,61 @@ gitremote_ref_valid(const char *ref)
 	return git_reference_name_is_valid(&valid, full) == 0 && valid;
 }
 
+/*
+ * New commits a local fetch or push copies itself, at most: beyond (the
+ * first copy of a whole history) libgit2's transport sends it, with
+ * deltas and compression, where we would walk every new tree and write
+ * what no pack of the source holds without either.  A push writes what
+ * our builds made, which the destination's next gc packs; a fetch's
+ * loose objects stay ours, so it hands over sooner.
+ */
+#define LOCAL_PUSH_MAX 5000
+#define LOCAL_FETCH_MAX 1000
+
+/* The directory of a local URL (a path or file://), or NULL. */
+static const char *
+local_path(const char *url)
+{
+	if (strncmp(url, "file:///", 8) == 0)
+		url += 7;
+	return url[0] == '/' ? url : NULL;
+}
+
+/*
+ * Fetch from a repository on this machine as a local push does, the
+ * other way round (see local_push for why not libgit2's local transport):
+ * the source's packs that hold what we lack are linked, the rest written
+ * as one pack, then the ref set.  A branch only: ERR_LIMIT for tags, a
+ * source that is no repository, or too much to copy without deltas, and
+ * libgit2 does it.
+ */
+static enum err
+local_fetch(struct gitrepo *r, const char *path, const char *src,
+    const char *dst, char tip[41])
+{
+	struct gitrepo *from = NULL;
+	git_oid oid;
+	enum err e;
+
+	if (strncmp(src, "refs/heads/", 11) != 0 ||
+	    gitpriv_open_source(path, &from) != ERR_OK)
+		return ERR_LIMIT;
+	if (git_reference_name_to_id(&oid, from->repo, src) < 0) {
+		git_error_clear();
+		gitrepo_free(from);
+		return ERR_LIMIT; /* libgit2 says what is missing */
+	}
+	e = gitpriv_copy(from, r, &oid, 1, LOCAL_FETCH_MAX);
+	gitrepo_free(from);
+	if (e == ERR_OK) {
+		git_oid_tostr(tip, 41, &oid);
+		e = gitrepo_set_ref(r, dst, tip, NULL, "patchyard: fetch");
+	}
+	if (e != ERR_OK)
+		tip[0] = '\0';
+	return e;
+}
+
 enum err
 gitremote_fetch_ref(struct gitrepo *r, const char *url, const char *ref,
     const char *dst, char tip[41], char *why, size_t whylen)
@@ -160,6 +215,14 @@ gitremote_fetch_ref(struct gitrepo *r, const char *url, const char *ref,
 			snprintf(why, whylen, "%s: no such repository", url);
 		return ERR_NOTFOUND;
 	}
+	e = local_path(url) ? local_fetch(r, local_path(url), src, dst, tip)
+	                    : ERR_LIMIT;
+	if (e != ERR_LIMIT) {
+		if (e != ERR_OK)
+			say_why(why, whylen, "fetch failed");
+		return e;
+	}
+	e = ERR_OK;
 	if (remote_new(&remote, r, url) < 0) {
 		say_why(why, whylen, "bad remote");
 		return remote_fail(url, "bad remote");
@@ -324,22 +387,6 @@ push_round(struct gitrepo *r, const char *url, struct gitremote_push *refs,
 	return e;
 }
 
-/*
- * New commits a local push copies itself, at most: beyond (the first
- * push of a whole history) libgit2's transport sends it, with deltas and
- * compression.
- */
-#define LOCAL_MAX_COMMITS 5000
-
-/* The directory of a local URL (a path or file://), or NULL. */
-static const char *
-local_path(const char *url)
-{
-	if (strncmp(url, "file:///", 8) == 0)
-		url += 7;
-	return url[0] == '/' ? url : NULL;
-}
-
 /* One ref of a local push, its objects there already. */
 static void
 local_update(struct gitrepo *r, struct gitrepo *dst, struct gitremote_push *p,
@@ -401,7 +448,7 @@ local_push(
 		}
 		tips[nt++] = ours[i];
 	}
-	e = gitpriv_copy(r, dst, tips, nt, LOCAL_MAX_COMMITS);
+	e = gitpriv_copy(r, dst, tips, nt, LOCAL_PUSH_MAX);
 	for (i = 0; i < n && e == ERR_OK; i++)
 		if (!refs[i].skipped)
 			local_update(r, dst, &refs[i], &ours[i]);

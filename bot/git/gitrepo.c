@@ -282,6 +282,7 @@ gitpriv_open_source(const char *path, struct gitrepo **out)
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	r = xcalloc(1, sizeof(*r));
 	r->path = xstrdup(path);
+	r->lockfd = -1; /* no lock: gitrepo_free() must not close fd 0 */
 	if (git_repository_open_ext(
 	        &r->repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH, NULL) < 0 ||
 	    git_repository_odb(&r->odb, r->repo) < 0) {

@@ -5,12 +5,15 @@
  * objects, and everything when the two are on different file systems,
  * are copied into a pack.  git fsck is the judge of every result.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -196,11 +199,91 @@ test_push_links_packs(void **state)
 	gitrepo_free(r);
 }
 
+/* Fetch branch master of url into dst; the tip must be what git says. */
+static void
+fetch_ok(struct gitrepo *r, const char *url, const char *src, const char *dst)
+{
+	char tip[41], why[200];
+	char *want = gt_out("git -C %s rev-parse master", src);
+
+	assert_non_null(want);
+	assert_int_equal(
+	    gitremote_fetch_ref(r, url, "master", dst, tip, why, sizeof(why)),
+	    ERR_OK);
+	assert_string_equal(tip, want);
+	free(want);
+}
+
+/*
+ * A branch of a repository on this machine, fetched again and again as
+ * the upstream run fetches upstream and the subsystem trees: the
+ * source's pack is linked, its loose objects written into a pack, and
+ * every descriptor the process had stays its own.  (A source was opened
+ * without the lock file, and freeing it closed descriptor 0: the second
+ * fetch of a tree then found its commit "not on disk", the pack that
+ * held it having been given descriptor 0 and lost it.)
+ */
+static void
+test_fetch_local(void **state)
+{
+	struct gitrepo *r = NULL;
+	char path[300], src[300], url[320];
+	struct stat before, after;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/fetching.git", tmp);
+	snprintf(src, sizeof(src), "%s/src", tmp);
+	snprintf(url, sizeof(url), "file://%s", src);
+	/* Descriptor 0 holds a file of ours the fetches must leave alone. */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	if (fd != 0) {
+		assert_int_equal(dup2(fd, 0), 0);
+		close(fd);
+	}
+	assert_int_equal(fstat(0, &before), 0);
+	assert_int_equal(gt_sh("git init -q %s && cd %s && "
+	                       "for i in 1 2 3; do echo $i >f$i && "
+	                       "git add f$i && git commit -qm c$i; done && "
+	                       "git gc -q",
+	                     src, src),
+	    0);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+
+	/* Packed there: the pack is linked. */
+	fetch_ok(r, src, src, "refs/trees/t");
+	assert_int_equal(count("", path), 1);
+	assert_int_equal(count("-links +1", path), 1);
+	/* Loose there: written into a pack of ours. */
+	assert_int_equal(gt_sh("cd %s && echo 4 >f4 && git add f4 && "
+	                       "git commit -qm c4",
+	                     src),
+	    0);
+	fetch_ok(r, src, src, "refs/trees/t");
+	assert_int_equal(count("", path), 2);
+	assert_int_equal(count("-links +1", path), 1);
+	/* Nothing new, by path and by file:// URL, into another ref. */
+	fetch_ok(r, src, src, "refs/trees/t");
+	fetch_ok(r, url, src, "refs/upstream/master");
+	assert_int_equal(count("", path), 2);
+	gitrepo_free(r);
+
+	/* Each tip is on disk for another process too, and whole. */
+	assert_int_equal(
+	    gt_sh("git -C %s fsck --strict --no-dangling 2>/dev/null", path),
+	    0);
+	assert_int_equal(fstat(0, &after), 0);
+	assert_true(
+	    before.st_dev == after.st_dev && before.st_ino == after.st_ino);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_links_packs),
+		cmocka_unit_test(test_fetch_local),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
