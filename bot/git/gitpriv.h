@@ -45,6 +45,7 @@ struct gitrepo {
 	git_repository *repo;
 	git_odb *odb;
 	git_odb_backend *mempack; /* new objects land here first */
+	git_odb_backend *made; /* the trees made here (gittrees_backend) */
 	git_odb_backend *loose; /* what persisting writes with */
 	char *path;
 	int lockfd; /* patchyard.lock in the git dir, held shared */
@@ -67,6 +68,22 @@ enum err gittree_bypath(struct gitrepo *r, const git_oid *root,
     const char *path, git_oid *oid, unsigned *mode);
 
 void gittrees_free(struct gittrees *t);
+
+/*
+ * The trees gittree_update() makes are kept in its cache only, not in
+ * the in-memory object store too: gittrees_backend() is an object
+ * database backend that reads them there (it claims no other object;
+ * its one owner is the odb).  gittree_made() says whether id is one of
+ * them; gittrees_forget_made() drops them all, with the in-memory store
+ * (when a build is discarded).
+ */
+git_odb_backend *gittrees_backend(struct gitrepo *r);
+bool gittree_made(struct gitrepo *r, const git_oid *id);
+void gittrees_forget_made(struct gitrepo *r);
+/* ids[0..n) are on disk now: those of the made trees stay in the cache
+ * as trees read there (the push walks them next); the other made trees
+ * are forgotten. */
+void gittrees_settle(struct gitrepo *r, const git_oid *ids, size_t n);
 
 /* One entry of a tree (bot/git/gittree.c). */
 struct gittree_ent {

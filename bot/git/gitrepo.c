@@ -4,12 +4,15 @@
  *
  * Why objects wait in memory: a build of a 300-patch queue makes a few
  * thousand blobs, trees and commits, most of which a rebuild throws away
- * again.  libgit2's git_mempack keeps them in a hash table; when a build
- * is done, only the objects reachable from its tip are written to disk,
- * as loose objects with the fastest zlib level (writing a pack with
- * git_mempack_dump runs a delta search that costs more than the whole
- * build; `patchyard gc`, gitgc.c, packs them later).  Refs move only after
- * that, so no ref can name an object that is not on disk.
+ * again.  libgit2's git_mempack keeps blobs and commits in a hash table,
+ * the tree cache of gittree.c the trees the build made (read through a
+ * backend of their own, so that a 70 KB tree is not held twice); when a
+ * build is done, only the objects reachable from its tip are written to
+ * disk, as one pack of our own (gitpack.c) or, when few, as loose
+ * objects (writing a pack with git_mempack_dump runs a delta search that
+ * costs more than the whole build; `patchyard gc`, gitgc.c, packs them
+ * better later).  Refs move only after that, so no ref can name an
+ * object that is not on disk.
  */
 #include "bot/git/gitrepo.h"
 
@@ -73,6 +76,10 @@ add_mempack(struct gitrepo *r)
 	if (git_mempack_new(&r->mempack) < 0 ||
 	    git_odb_add_backend(r->odb, r->mempack, 1000) < 0)
 		return gitpriv_fail(r->path, "cannot add in-memory store");
+	/* Trees a build made, kept by bot/git/gittree.c alone. */
+	if ((r->made = gittrees_backend(r)) == NULL ||
+	    git_odb_add_backend(r->odb, r->made, 999) < 0)
+		return gitpriv_fail(r->path, "cannot add the made trees");
 	n = snprintf(
 	    objdir, sizeof(objdir), "%s/objects", git_repository_path(r->repo));
 	if (n < 0 || (size_t)n >= sizeof(objdir)) {
@@ -331,7 +338,8 @@ gitpriv_on_disk(struct gitrepo *r, const git_oid *oid)
 	git_odb_backend *b;
 
 	for (i = 0; i < n; i++) {
-		if (git_odb_get_backend(&b, r->odb, i) < 0 || b == r->mempack)
+		if (git_odb_get_backend(&b, r->odb, i) < 0 || b == r->mempack ||
+		    b == r->made)
 			continue;
 		if (b->exists && b->exists(b, oid))
 			return true;
@@ -357,7 +365,8 @@ gitpriv_on_disk_now(struct gitrepo *r, const git_oid *oid)
 bool
 gitpriv_exists(struct gitrepo *r, const git_oid *oid)
 {
-	return r->mempack->exists(r->mempack, oid) || gitpriv_on_disk(r, oid);
+	return r->mempack->exists(r->mempack, oid) || gittree_made(r, oid) ||
+	    gitpriv_on_disk(r, oid);
 }
 
 enum err
@@ -393,6 +402,7 @@ void
 gitpriv_discard(struct gitrepo *r)
 {
 	git_mempack_reset(r->mempack);
+	gittrees_forget_made(r);
 }
 
 bool
@@ -770,9 +780,11 @@ gitpriv_persist(struct gitrepo *r, const git_oid *tips, size_t n)
 		e = gitpack_write(r, out.v, out.n);
 	for (i = 0; e == ERR_OK && out.n < PACK_FROM && i < out.n; i++)
 		e = write_loose(r, &out.v[i]);
-	free(out.v);
-	if (e == ERR_OK)
+	if (e == ERR_OK) {
 		git_mempack_reset(r->mempack);
+		gittrees_settle(r, out.v, out.n);
+	}
+	free(out.v);
 	return e;
 }
 

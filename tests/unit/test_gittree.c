@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <git2/sys/odb_backend.h>
 
 #include "bot/git/gitpriv.h"
 #include "tests/unit/gittest.h"
@@ -142,6 +143,77 @@ test_big_folder(void **state)
 	}
 }
 
+/* A commit of tree t, in memory. */
+static git_oid
+commit_of(const git_oid *t)
+{
+	char text[256];
+	git_oid id;
+	int k = snprintf(text, sizeof(text),
+	    "tree %s\nauthor A <a@example.org> 1700000000 +0000\n"
+	    "committer C <c@example.org> 1700000000 +0000\n\nmade\n",
+	    git_oid_tostr_s(t));
+
+	assert_int_equal(
+	    gitpriv_object(r, GIT_OBJECT_COMMIT, text, (size_t)k, &id), ERR_OK);
+	return id;
+}
+
+/*
+ * A tree made here is kept once, in the tree cache, not copied into the
+ * in-memory object store: the object database still reads it (through
+ * gittrees_backend()), nothing takes it for on disk, persisting writes
+ * it and keeps it cached, discarding forgets it.
+ */
+static void
+test_made_trees_kept_once(void **state)
+{
+	git_tree_update u1[] = { up("made/one", 0), up("made/two", 1) };
+	git_tree_update u2[] = { up("made/three", 2) };
+	git_odb_object *o = NULL;
+	git_tree *tree = NULL;
+	const void *p;
+	size_t n;
+	git_oid t0 = empty_tree(), t1, t2, c1, sub;
+
+	(void)state;
+	assert_int_equal(gittree_update(r, &t0, u1, 2, &t1), ERR_OK);
+	assert_true(gittree_made(r, &t1));
+	assert_false(r->mempack->exists(r->mempack, &t1));
+	assert_true(gitpriv_exists(r, &t1));
+	assert_false(gitpriv_on_disk(r, &t1));
+	/* libgit2 reads it, and finds the folder made with it. */
+	assert_int_equal(git_odb_read(&o, r->odb, &t1), 0);
+	assert_int_equal(git_odb_object_type(o), GIT_OBJECT_TREE);
+	git_odb_object_free(o);
+	assert_int_equal(git_tree_lookup(&tree, r->repo, &t1), 0);
+	assert_int_equal(git_tree_entrycount(tree), 1);
+	sub = *git_tree_entry_id(git_tree_entry_byindex(tree, 0));
+	git_tree_free(tree);
+	assert_true(gittree_made(r, &sub));
+
+	/* Persisted: on disk, no longer made, still cached. */
+	c1 = commit_of(&t1);
+	assert_int_equal(gitpriv_persist(r, &c1, 1), ERR_OK);
+	assert_true(gitpriv_on_disk_now(r, &t1));
+	assert_true(gitpriv_on_disk(r, &sub));
+	assert_false(gittree_made(r, &t1));
+	assert_true(gittree_cached(r, &t1, &p, &n));
+	assert_int_equal(
+	    gt_sh("git -C %s/t.git cat-file -e %s", tmp, git_oid_tostr_s(&sub)),
+	    0);
+
+	/* Discarded: gone. */
+	assert_int_equal(gittree_update(r, &t1, u2, 1, &t2), ERR_OK);
+	assert_true(gitpriv_exists(r, &t2));
+	gitpriv_discard(r);
+	assert_false(gittree_made(r, &t2));
+	assert_false(gitpriv_exists(r, &t2));
+	assert_false(gittree_cached(r, &t2, &p, &n));
+	assert_int_not_equal(git_odb_read(&o, r->odb, &t2), 0);
+	git_error_clear();
+}
+
 /* What libgit2 must do: a file that becomes a folder, a folder that
  * becomes a file, removing what is not there, a path twice. */
 static void
@@ -207,6 +279,7 @@ main(void)
 		cmocka_unit_test(test_big_folder),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_bypath),
+		cmocka_unit_test(test_made_trees_kept_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
