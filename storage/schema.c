@@ -326,6 +326,10 @@ static const char *const migrations[] = {
 	"CREATE INDEX forward_patch ON forward(patch_id);\n"
 	"CREATE INDEX event_patch ON event(patch_id)"
 	" WHERE patch_id IS NOT NULL;\n",
+	/* 8: a rebuild asks for each queued patch's folded fix-ups; without
+	 * an index that was a scan of every patch per queued patch. */
+	"CREATE INDEX patch_folded ON patch(folded_into)"
+	" WHERE folded_into IS NOT NULL;\n",
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -58,6 +58,41 @@ test_every_statement_prepares(void **state)
 	store_close(st);
 }
 
+/*
+ * The statements a rebuild runs once per queued patch find their rows
+ * by an index: a scan there is a scan of every patch, message or
+ * trailer for each patch of the queue (SQL_STAGE_FOLDED was one).
+ */
+static void
+test_per_patch_statements_use_indexes(void **state)
+{
+	static const enum sql_id ids[] = { SQL_PATCH_GET, SQL_SERIES_GET,
+		SQL_MSG_GET, SQL_RAW_GET, SQL_STAGE_FOLDED,
+		SQL_READ_TRAILERS_OF };
+	struct store *st;
+	char q[2048];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		sqlite3_stmt *s = NULL;
+
+		snprintf(
+		    q, sizeof(q), "EXPLAIN QUERY PLAN %s", sql_text(ids[i]));
+		assert_int_equal(
+		    sqlite3_prepare_v2(st->db, q, -1, &s, NULL), SQLITE_OK);
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *d = (const char *)sqlite3_column_text(s, 3);
+
+			if (d && strncmp(d, "SCAN ", 5) == 0)
+				fail_msg("%s: %s", sql_text(ids[i]), d);
+		}
+		sqlite3_finalize(s);
+	}
+	store_close(st);
+}
+
 static void
 test_reopen_keeps_schema(void **state)
 {
@@ -294,6 +329,7 @@ main(void)
 		cmocka_unit_test(test_message_round_trip),
 		cmocka_unit_test(test_cache_limit),
 		cmocka_unit_test(test_tree_round_trip),
+		cmocka_unit_test(test_per_patch_statements_use_indexes),
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
 	};
