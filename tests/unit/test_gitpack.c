@@ -278,12 +278,139 @@ test_fetch_local(void **state)
 	    before.st_dev == after.st_dev && before.st_ino == after.st_ino);
 }
 
+/* One upsert (blob body, or remove when body is NULL) of path. */
+static void
+change(struct gitrepo *r, git_oid *tree, const char *path, const char *body)
+{
+	git_tree_update u;
+	git_oid blob, next;
+
+	memset(&u, 0, sizeof(u));
+	u.path = path;
+	if (body == NULL) {
+		u.action = GIT_TREE_UPDATE_REMOVE;
+	} else {
+		assert_int_equal(
+		    gitpriv_blob(r, body, strlen(body), &blob), ERR_OK);
+		u.action = GIT_TREE_UPDATE_UPSERT;
+		u.id = blob;
+		u.filemode = GIT_FILEMODE_BLOB;
+	}
+	assert_int_equal(gittree_update(r, tree, &u, 1, &next), ERR_OK);
+	*tree = next;
+}
+
+/* A commit of tree on parent (NULL: a root), in memory. */
+static git_oid
+commit_on(
+    struct gitrepo *r, const git_oid *tree, const git_oid *parent, int stamp)
+{
+	char text[512], ph[41];
+	git_oid id;
+	int k;
+
+	if (parent)
+		git_oid_tostr(ph, sizeof(ph), parent);
+	k = snprintf(text, sizeof(text),
+	    "tree %s\n%s%s%sauthor A <a@example.org> %d +0000\n"
+	    "committer C <c@example.org> %d +0000\n\nstep %d\n",
+	    git_oid_tostr_s(tree), parent ? "parent " : "", parent ? ph : "",
+	    parent ? "\n" : "", 1700000000 + stamp, 1700000000 + stamp, stamp);
+	assert_int_equal(
+	    gitpriv_object(r, GIT_OBJECT_COMMIT, text, (size_t)k, &id), ERR_OK);
+	return id;
+}
+
+/*
+ * Persisting and pushing walk each new tree beside its parent's and
+ * take only what differs (persist_tree in gitrepo.c).  Changes at the
+ * first entry, the last, the middle, two far apart, entries added
+ * before all and after all, removed, in a subfolder, names that are
+ * prefixes of others: after each commit, persisted alone (so its base
+ * is on disk) and pushed, git fsck finds every object in both
+ * repositories.
+ */
+static void
+test_persist_walks_changed_middle(void **state)
+{
+	static const char *const steps[][2] = {
+		{ "big/f000", "first changed\n" },
+		{ "big/f299", "last changed\n" },
+		{ "big/f150", "middle changed\n" },
+		{ "big/a-before-all", "new first\n" },
+		{ "big/zz-after-all", "new last\n" },
+		{ "big/f1", "a prefix of f100\n" },
+		{ "big/f10", "a prefix too\n" },
+		{ "big/f150", NULL },
+		{ "big/sub/deep", "a folder inside\n" },
+		{ "big/sub/deep", "changed inside\n" },
+		{ "big/f000", NULL },
+		{ "big/zz-after-all", NULL },
+		{ "top", "beside the folder\n" },
+	};
+	struct gitremote_push refs[1] = {
+		{ "refs/heads/b", true, false, false, "" },
+	};
+	struct gitrepo *r = NULL;
+	char path[300], remote[300], body[64], name[32], hex[41], *got;
+	git_oid tree, tip, two[2];
+	git_treebuilder *tb = NULL;
+	size_t i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/walk.git", tmp);
+	snprintf(remote, sizeof(remote), "%s/walked.git", tmp);
+	assert_int_equal(gt_sh("git init -q --bare %s", remote), 0);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_int_equal(git_treebuilder_new(&tb, r->repo, NULL), 0);
+	assert_int_equal(git_treebuilder_write(&tree, tb), 0);
+	git_treebuilder_free(tb);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "big/f%03zu", i);
+		snprintf(body, sizeof(body), "file %zu\n", i);
+		change(r, &tree, name, body);
+	}
+	tip = commit_on(r, &tree, NULL, 0);
+	persist(r, &tip);
+	for (i = 0; i <= sizeof(steps) / sizeof(steps[0]); i++) {
+		if (i < sizeof(steps) / sizeof(steps[0])) {
+			change(r, &tree, steps[i][0], steps[i][1]);
+		} else {
+			/* Two changes far apart in one commit. */
+			change(r, &tree, "big/f001", "near the start\n");
+			change(r, &tree, "big/f298", "near the end\n");
+		}
+		two[0] = tip;
+		tip = commit_on(r, &tree, &two[0], (int)i + 1);
+		assert_int_equal(gitpriv_persist(r, &tip, 1), ERR_OK);
+		git_oid_tostr(hex, sizeof(hex), &tip);
+		assert_int_equal(
+		    gitrepo_set_ref(r, "refs/heads/b", hex, NULL, "t"), ERR_OK);
+		assert_int_equal(gt_sh("git -C %s fsck --strict --no-dangling "
+		                       "2>/dev/null",
+		                     path),
+		    0);
+		assert_int_equal(gitremote_push(r, remote, refs, 1), ERR_OK);
+		assert_true(refs[0].ok);
+		assert_int_equal(gt_sh("git -C %s fsck --strict --no-dangling "
+		                       "2>/dev/null",
+		                     remote),
+		    0);
+	}
+	got = gt_out("git -C %s rev-parse b", remote);
+	assert_non_null(got);
+	assert_string_equal(got, hex);
+	free(got);
+	gitrepo_free(r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_push_links_packs),
 		cmocka_unit_test(test_fetch_local),
+		cmocka_unit_test(test_persist_walks_changed_middle),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
