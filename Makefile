@@ -5,7 +5,8 @@
 PROG    = patchyard
 BUILD  ?= build
 OPT    ?= -O2 -g
-PKGS    = libgit2 libcurl sqlite3 libmicrohttpd jansson nettle libpsl zlib gnutls
+PKGS    = libgit2 libcurl sqlite3 libmicrohttpd jansson nettle libpsl zlib gnutls \
+	  libdeflate
 
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wformat=2 -Wvla

@@ -33,6 +33,7 @@
 #include <git2/sys/odb_backend.h>
 
 #include "bot/git/gitpriv.h"
+#include "parsers/pack.h"
 #include "parsers/patchid.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -367,18 +368,12 @@ gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
  * Only what finding an id needs is checked; the pack itself is libgit2's
  * to read and verify.
  */
+/* A pack index of src, mapped; parsers/pack.c reads it. */
 struct idx {
-	const unsigned char *map;
+	void *map;
 	size_t len;
-	uint32_t n;
+	struct packidx x;
 };
-
-static uint32_t
-be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
 
 static bool
 idx_open(const char *path, struct idx *x)
@@ -389,7 +384,7 @@ idx_open(const char *path, struct idx *x)
 
 	if (fd < 0)
 		return false;
-	if (fstat(fd, &st) != 0 || st.st_size < 8 + 1024 ||
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
 	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
 	         0)) == MAP_FAILED) {
 		close(fd);
@@ -398,10 +393,8 @@ idx_open(const char *path, struct idx *x)
 	close(fd);
 	x->map = m;
 	x->len = (size_t)st.st_size;
-	x->n = be32(x->map + 8 + 255 * 4);
-	if (memcmp(x->map, "\377tOc", 4) != 0 || be32(x->map + 4) != 2 ||
-	    x->len < 8 + 1024 + (size_t)x->n * 20) {
-		munmap((void *)x->map, x->len);
+	if (!packidx_init(&x->x, m, x->len)) {
+		munmap(m, x->len);
 		return false;
 	}
 	return true;
@@ -410,24 +403,9 @@ idx_open(const char *path, struct idx *x)
 static bool
 idx_has(const struct idx *x, const git_oid *id)
 {
-	const unsigned char *ids = x->map + 8 + 1024;
-	uint32_t lo = id->id[0] ? be32(x->map + 8 + (id->id[0] - 1) * 4) : 0;
-	uint32_t hi = be32(x->map + 8 + id->id[0] * 4);
+	uint64_t off;
 
-	if (hi > x->n || lo > hi)
-		return false;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int c = memcmp(ids + (size_t)mid * 20, id->id, 20);
-
-		if (c == 0)
-			return true;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
+	return packidx_find(&x->x, id->id, &off);
 }
 
 /* Link pack NAME (its .pack, then its .idx) from src's pack folder into
@@ -510,7 +488,7 @@ link_packs(struct gitrepo *src, struct gitrepo *r, const git_oid *oids,
 					done[i] =
 					    done[i] || idx_has(&x, &oids[i]);
 			}
-			munmap((void *)x.map, x.len);
+			munmap(x.map, x.len);
 		}
 		closedir(d);
 	}

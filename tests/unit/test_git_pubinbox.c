@@ -183,6 +183,93 @@ test_pubinbox_long(void **state)
 	rmtmp(d);
 }
 
+/* The mail of test_pubinbox_packed: alike enough to make deltas. */
+static void
+packed_mail(char *out, size_t n, size_t i)
+{
+	size_t k = (size_t)snprintf(
+	    out, n, "Message-ID: <%zu@x>\nSubject: [PATCH] fix %zu\n\n", i, i);
+
+	for (size_t l = 0; l < 40 && k < n; l++)
+		k += (size_t)snprintf(out + k, n - k,
+		    "-\told line %zu of the patch\n+\tnew line %zu\n", l,
+		    (l * 7 + i) % 50);
+}
+
+/*
+ * An epoch as a live inbox has it: the older mails in a gc'd pack, in
+ * delta chains (read by bot/source/packread.c), the newer loose (read
+ * by libgit2, more of them than it reads between two reopenings).
+ * Every mail comes out in order, and reading resumes in either part.
+ */
+static void
+test_pubinbox_packed(void **state)
+{
+	enum {
+		N = 600
+	};
+	char *d, path[4200], stream[4200], mail[4096];
+	struct mails ms = { 0 }, rest = { 0 };
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	snprintf(path, sizeof(path), "%s/0.git", d);
+	snprintf(stream, sizeof(stream), "%s/fi", d);
+	run("git init -q --bare '%s'", path);
+	for (int half = 0; half < 2; half++) {
+		f = fopen(stream, "w");
+		assert_non_null(f);
+		for (i = half * N / 2; i < (size_t)(half + 1) * N / 2; i++) {
+			packed_mail(mail, sizeof(mail), i);
+			fprintf(f,
+			    "commit refs/heads/master\n"
+			    "committer I <i@example.org> %zu +0000\n"
+			    "data 2\nm\n%s"
+			    "M 100644 inline m\ndata %zu\n%s\n",
+			    1700000000 + i,
+			    i == N / 2 ? "from refs/heads/master^0\n" : "",
+			    strlen(mail), mail);
+		}
+		assert_int_equal(fclose(f), 0);
+		if (half == 0) {
+			run("git -C '%s' fast-import --quiet < '%s' && "
+			    "git -C '%s' repack -adq && cd '%s' && "
+			    "git verify-pack -v objects/pack/*.idx | "
+			    "grep -q 'chain length = 20:'",
+			    path, stream, path, path);
+		} else {
+			/* The new pack made loose. */
+			run("cd '%s' && ls objects/pack > ../before && "
+			    "git fast-import --quiet < '%s' && "
+			    "for p in objects/pack/*.pack; do "
+			    "  grep -q ${p##*/} ../before && continue; "
+			    "  mv $p ../new.pack && rm ${p%%.pack}.idx; done "
+			    "&& "
+			    "git unpack-objects -q < ../new.pack && "
+			    "test $(ls objects/pack/*.pack | wc -l) = 1",
+			    path, stream);
+		}
+	}
+	read_source(path, 0, NULL, &ms);
+	assert_int_equal(ms.n, N);
+	for (i = 0; i < N; i++) {
+		packed_mail(mail, sizeof(mail), i);
+		assert_string_equal(ms.raw[i], mail);
+	}
+	read_source(path, 0, ms.pos[N / 4], &rest);
+	mails_assert_equal(&ms, N / 4 + 1, &rest);
+	mails_free(&rest);
+	read_source(path, 0, ms.pos[N - 10], &rest);
+	mails_assert_equal(&ms, N - 9, &rest);
+	mails_free(&rest);
+	mails_free(&ms);
+	rmtmp(d);
+}
+
 /* Following epoch by epoch: heads, reading one epoch after a commit,
  * and a rewritten epoch told apart (ERR_CONFLICT). */
 static void
@@ -289,6 +376,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pubinbox),
 		cmocka_unit_test(test_pubinbox_long),
+		cmocka_unit_test(test_pubinbox_packed),
 		cmocka_unit_test(test_pubinbox_corrupt_object),
 		cmocka_unit_test(test_pubinbox_epochs),
 	};

@@ -1,0 +1,488 @@
+/*
+ * The pack reader: see bot/source/packread.h.
+ *
+ * An object is found by its id in each pack's index; from its offset the
+ * reader walks down its delta chain (an OFS_DELTA names its base by a
+ * distance back in the same pack, a REF_DELTA by id) until it meets an
+ * object whole or a base in its cache, then applies the deltas upwards.
+ * Every base it builds on the way is cached: a public-inbox epoch packed
+ * by git gc holds its mails in chains up to 50 deep, and reading them in
+ * the order they were written crosses every chain many times.
+ *
+ * zlib streams are inflated raw, past their two header bytes, without
+ * their Adler-32: the SHA-1 of the object handed out covers every byte
+ * of every base it was built from, and checks far more.
+ */
+#include "bot/source/packread.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <libdeflate.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "parsers/patchid.h"
+#include "util/log.h"
+#include "util/xalloc.h"
+
+/* An object (or delta) larger than this is left to libgit2: no mail is
+ * near it, and the reader never holds more than a few of this size. */
+#define PR_MAX_OBJECT (256u * 1024 * 1024)
+
+/* Deepest delta chain followed (git packs at most 4,095 deep). */
+#define PR_MAX_DEPTH 10000
+
+/* The cache of objects read (each may be the base of the next): direct-
+ * mapped slots, emptied whole when its bytes would pass the cap.  On
+ * util-linux's archive read in mail order, gc'd as git gc packs it or
+ * with its deltas made again (repack -f), every cap from 2 MB up inflates
+ * each object once or nearly (10,527 objects: 10,527 and 10,789
+ * inflations at 2 MB); 4 MB leaves room for chains read against their
+ * grain. */
+#define PR_SLOT_BITS 12
+#define PR_SLOTS (1u << PR_SLOT_BITS)
+#define PR_CACHE_BYTES (4u * 1024 * 1024)
+
+/* Objects read between two drops of the packs' pages (see pr_drop). */
+#define PR_DROP_EVERY 256
+
+struct pr_pack {
+	char *name;
+	unsigned char *pack, *idxmap;
+	size_t plen, ilen;
+	size_t lo, hi; /* bytes of pack read since the last drop */
+	struct packidx idx;
+};
+
+struct pr_slot {
+	unsigned char *data; /* NULL: empty */
+	size_t n;
+	uint64_t off;
+	size_t pack;
+	enum pack_type type;
+};
+
+/* One step down a chain: a delta at off in packs[pack]. */
+struct pr_step {
+	size_t pack;
+	uint64_t off;
+	struct pack_obj o;
+};
+
+struct packread {
+	char *dir;
+	struct pr_pack *packs;
+	size_t npacks, palloc;
+	struct pr_slot slots[PR_SLOTS];
+	size_t cached; /* bytes in slots */
+	struct pr_step *chain;
+	size_t calloc_;
+	unsigned char *delta; /* a delta's instructions, inflated */
+	size_t dalloc;
+	size_t reads; /* objects read since the last drop */
+	struct libdeflate_decompressor *dz;
+};
+
+static void
+pr_unmap(struct pr_pack *p)
+{
+	if (p->pack != NULL)
+		munmap(p->pack, p->plen);
+	if (p->idxmap != NULL)
+		munmap(p->idxmap, p->ilen);
+	free(p->name);
+}
+
+/* Map path whole, read-only; NULL when it cannot. */
+static unsigned char *
+pr_map(const char *path, size_t *len)
+{
+	struct stat st;
+	void *m;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		close(fd);
+		return NULL;
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	*len = (size_t)st.st_size;
+	return m;
+}
+
+/* Add pack NAME (an .idx file name in dir) when it and its .pack are
+ * well formed and agree on their count. */
+static void
+pr_add(struct packread *r, const char *dir, const char *name)
+{
+	struct pr_pack p;
+	char path[4096];
+	size_t n = strlen(name) - 4;
+	int k;
+
+	memset(&p, 0, sizeof(p));
+	k = snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (k < 0 || (size_t)k >= sizeof(path))
+		return;
+	p.idxmap = pr_map(path, &p.ilen);
+	memcpy(path + strlen(path) - 4, ".pack", 6);
+	p.pack = pr_map(path, &p.plen);
+	if (p.idxmap == NULL || p.pack == NULL ||
+	    !packidx_init(&p.idx, p.idxmap, p.ilen) ||
+	    !pack_check(p.pack, p.plen) ||
+	    ((uint32_t)p.pack[8] << 24 | (uint32_t)p.pack[9] << 16 |
+	        (uint32_t)p.pack[10] << 8 | p.pack[11]) != p.idx.n) {
+		log_debug("source: %s: pack %.*s left to libgit2", r->dir,
+		    (int)n, name);
+		pr_unmap(&p);
+		return;
+	}
+	p.name = xstrndup(name, n);
+	p.lo = SIZE_MAX;
+	r->packs =
+	    xgrow(r->packs, &r->palloc, r->npacks + 1, sizeof(*r->packs));
+	r->packs[r->npacks++] = p;
+}
+
+enum err
+packread_open(const char *gitdir, struct packread **out)
+{
+	struct packread *r = xcalloc(1, sizeof(*r));
+	char dir[4096];
+	struct dirent *de;
+	DIR *d;
+	int k;
+
+	r->dir = xstrdup(gitdir);
+	*out = r;
+	k = snprintf(dir, sizeof(dir), "%s/objects/pack", gitdir);
+	if (k < 0 || (size_t)k >= sizeof(dir))
+		return ERR_OK;
+	d = opendir(dir);
+	if (d == NULL)
+		return ERR_OK;
+	while ((de = readdir(d)) != NULL) {
+		size_t n = strlen(de->d_name);
+
+		if (n > 4 && strcmp(de->d_name + n - 4, ".idx") == 0)
+			pr_add(r, dir, de->d_name);
+	}
+	closedir(d);
+	return ERR_OK;
+}
+
+static void
+pr_cache_clear(struct packread *r)
+{
+	size_t i;
+
+	for (i = 0; i < PR_SLOTS; i++) {
+		free(r->slots[i].data);
+		r->slots[i].data = NULL;
+	}
+	r->cached = 0;
+}
+
+void
+packread_free(struct packread *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	pr_cache_clear(r);
+	for (i = 0; i < r->npacks; i++)
+		pr_unmap(&r->packs[i]);
+	if (r->dz != NULL)
+		libdeflate_free_decompressor(r->dz);
+	free(r->packs);
+	free(r->chain);
+	free(r->delta);
+	free(r->dir);
+	free(r);
+}
+
+size_t
+packread_npacks(const struct packread *r)
+{
+	return r->npacks;
+}
+
+static struct pr_slot *
+pr_slot(struct packread *r, size_t pack, uint64_t off)
+{
+	uint64_t h = (off ^ ((uint64_t)pack << 40)) * 0x9e3779b97f4a7c15u;
+
+	return &r->slots[h >> (64 - PR_SLOT_BITS)];
+}
+
+static const struct pr_slot *
+pr_cache_get(struct packread *r, size_t pack, uint64_t off)
+{
+	const struct pr_slot *s = pr_slot(r, pack, off);
+
+	return s->data != NULL && s->off == off && s->pack == pack ? s : NULL;
+}
+
+/* Keep data (n bytes, the caller's until now) as the object at off. */
+static void
+pr_cache_put(struct packread *r, size_t pack, uint64_t off, enum pack_type type,
+    unsigned char *data, size_t n)
+{
+	struct pr_slot *s = pr_slot(r, pack, off);
+
+	if (s->data != NULL) {
+		r->cached -= s->n;
+		free(s->data);
+		s->data = NULL;
+	}
+	if (r->cached + n > PR_CACHE_BYTES)
+		pr_cache_clear(r);
+	s->data = data;
+	s->n = n;
+	s->off = off;
+	s->pack = pack;
+	s->type = type;
+	r->cached += n;
+}
+
+/* Inflate the zlib stream of o in pack p into out, which has room for
+ * o->size + 1 bytes: true when it holds exactly o->size. */
+static bool
+pr_inflate(struct packread *r, struct pr_pack *p, const struct pack_obj *o,
+    unsigned char *out)
+{
+	const unsigned char *in = p->pack + o->data;
+	size_t avail = p->plen - PACK_ID_LEN - (size_t)o->data;
+	size_t used = 0;
+	enum libdeflate_result z;
+
+	/* The zlib header: deflate, a window git uses, no dictionary. */
+	if (avail < 2 || (in[0] & 0x0f) != 8 || (in[0] >> 4) > 7 ||
+	    (in[1] & 0x20) != 0 || ((unsigned)in[0] << 8 | in[1]) % 31 != 0)
+		return false;
+	if (r->dz == NULL && (r->dz = libdeflate_alloc_decompressor()) == NULL)
+		return false;
+	z = libdeflate_deflate_decompress_ex(
+	    r->dz, in + 2, avail - 2, out, (size_t)o->size, &used, NULL);
+	if (2 + (size_t)o->data + used > p->hi)
+		p->hi = 2 + (size_t)o->data + used;
+	return z == LIBDEFLATE_SUCCESS;
+}
+
+/*
+ * A mapped page that was read stays in the process's RSS until it is
+ * unmapped, and an import reads every page of an epoch's pack (lore's
+ * are a gigabyte): every PR_DROP_EVERY reads, the pages read since the
+ * last drop are given back (the page cache keeps them).
+ */
+static void
+pr_drop(struct packread *r)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
+
+	r->reads = 0;
+	for (i = 0; i < r->npacks; i++) {
+		struct pr_pack *p = &r->packs[i];
+
+		if (p->hi > p->lo) {
+			size_t a = p->lo & ~(page - 1);
+
+			madvise(p->pack + a, p->hi - a, MADV_DONTNEED);
+		}
+		p->lo = SIZE_MAX;
+		p->hi = 0;
+		madvise(p->idxmap, p->ilen, MADV_DONTNEED);
+	}
+}
+
+/* Where the object id lies: its pack and offset. */
+static bool
+pr_find(const struct packread *r, const unsigned char id[PACK_ID_LEN],
+    size_t *pack, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < r->npacks; i++)
+		if (packidx_find(&r->packs[i].idx, id, off) &&
+		    *off < r->packs[i].plen) {
+			*pack = i;
+			return true;
+		}
+	return false;
+}
+
+static enum err
+pr_corrupt(struct packread *r, size_t pack, uint64_t off, const char *what)
+{
+	log_err("source: %s: pack %s: object at %llu: %s", r->dir,
+	    r->packs[pack].name, (unsigned long long)off, what);
+	return ERR_GIT;
+}
+
+/*
+ * The object at off in packs[pack], built: *type, *out (malloc'd,
+ * NUL-terminated), *n.  Its hash is the caller's to check.
+ */
+static enum err
+pr_build(struct packread *r, size_t pack, uint64_t off, enum pack_type *type,
+    unsigned char **out, size_t *n)
+{
+	const struct pr_slot *hit = NULL;
+	unsigned char *cur = NULL;
+	size_t depth = 0, curn = 0, cpack = pack;
+	uint64_t coff = off;
+	struct pack_obj o;
+
+	/* Down the chain to a cached base or a whole object. */
+	for (;;) {
+		struct pr_pack *p = &r->packs[cpack];
+
+		if ((hit = pr_cache_get(r, cpack, coff)) != NULL)
+			break;
+		if (coff < p->lo)
+			p->lo = (size_t)coff;
+		if (!pack_obj_parse(p->pack, p->plen, coff, &o))
+			return pr_corrupt(r, cpack, coff, "bad header");
+		if (o.size > PR_MAX_OBJECT)
+			return ERR_NOTFOUND;
+		/* deflate gives at most 1,032 bytes a byte: a larger size
+		 * is a lie, refused before it is allocated. */
+		if (o.size / 1032 > p->plen - PACK_ID_LEN - o.data)
+			return pr_corrupt(
+			    r, cpack, coff, "size beyond its data");
+		if (o.type != PACK_OFS_DELTA && o.type != PACK_REF_DELTA)
+			break;
+		if (depth == PR_MAX_DEPTH)
+			return ERR_NOTFOUND;
+		r->chain =
+		    xgrow(r->chain, &r->calloc_, depth + 1, sizeof(*r->chain));
+		r->chain[depth].pack = cpack;
+		r->chain[depth].off = coff;
+		r->chain[depth].o = o;
+		depth++;
+		if (o.type == PACK_OFS_DELTA) {
+			coff = o.base;
+		} else if (!pr_find(r, o.base_id, &cpack, &coff)) {
+			return ERR_NOTFOUND; /* a base outside the packs */
+		}
+	}
+	if (hit != NULL) {
+		*type = hit->type;
+		curn = hit->n;
+		if (depth == 0) { /* the object itself */
+			cur = xmalloc(curn + 1);
+			memcpy(cur, hit->data, curn);
+			cur[curn] = '\0';
+		}
+	} else {
+		*type = o.type;
+		curn = (size_t)o.size;
+		cur = xmalloc(curn + 1);
+		if (!pr_inflate(r, &r->packs[cpack], &o, cur)) {
+			free(cur);
+			return pr_corrupt(r, cpack, coff, "bad zlib stream");
+		}
+		cur[curn] = '\0';
+		if (depth > 0) {
+			pr_cache_put(r, cpack, coff, *type, cur, curn);
+			hit = pr_cache_get(r, cpack, coff);
+			cur = NULL;
+		}
+	}
+	/* Up again, a delta at a time.  hit (cached) or cur (ours) is the
+	 * base of the next step. */
+	while (depth > 0) {
+		const struct pr_step *s = &r->chain[--depth];
+		const unsigned char *base = hit != NULL ? hit->data : cur;
+		uint64_t bsz, rsz;
+		size_t start;
+		unsigned char *res;
+
+		r->delta =
+		    xgrow(r->delta, &r->dalloc, (size_t)s->o.size + 1, 1);
+		if (!pr_inflate(r, &r->packs[s->pack], &s->o, r->delta)) {
+			free(cur);
+			return pr_corrupt(
+			    r, s->pack, s->o.data, "bad zlib stream");
+		}
+		if (!pack_delta_sizes(
+		        r->delta, (size_t)s->o.size, &bsz, &rsz, &start) ||
+		    bsz != curn) {
+			free(cur);
+			return pr_corrupt(r, s->pack, s->o.data, "bad delta");
+		}
+		if (rsz > PR_MAX_OBJECT) {
+			free(cur);
+			return ERR_NOTFOUND;
+		}
+		res = xmalloc((size_t)rsz + 1);
+		if (!pack_delta_apply(base, curn, r->delta, (size_t)s->o.size,
+		        res, (size_t)rsz)) {
+			free(res);
+			free(cur);
+			return pr_corrupt(r, s->pack, s->o.data, "bad delta");
+		}
+		res[rsz] = '\0';
+		free(cur);
+		cur = res;
+		curn = (size_t)rsz;
+		hit = NULL;
+		if (depth > 0) { /* the base of the next step: keep it */
+			pr_cache_put(r, s->pack, s->off, *type, cur, curn);
+			hit = pr_cache_get(r, s->pack, s->off);
+			cur = NULL;
+		}
+	}
+	/* Kept too: any object may be a base of the next one read. */
+	*out = xmalloc(curn + 1);
+	memcpy(*out, cur, curn + 1);
+	*n = curn;
+	pr_cache_put(r, pack, off, *type, cur, curn);
+	return ERR_OK;
+}
+
+enum err
+packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
+    enum pack_type *type, unsigned char **out, size_t *n)
+{
+	struct patchid_sha1_ctx c;
+	unsigned char sum[PACK_ID_LEN];
+	char head[64];
+	size_t pack;
+	uint64_t off;
+	enum err e;
+	int k;
+
+	*out = NULL;
+	*n = 0;
+	if (++r->reads >= PR_DROP_EVERY)
+		pr_drop(r);
+	if (!pr_find(r, id, &pack, &off))
+		return ERR_NOTFOUND;
+	e = pr_build(r, pack, off, type, out, n);
+	if (e != ERR_OK)
+		return e;
+	k = snprintf(head, sizeof(head), "%s %zu", pack_type_name(*type), *n);
+	patchid_sha1_init(&c);
+	patchid_sha1_update(&c, head, (size_t)k + 1);
+	patchid_sha1_update(&c, *out, *n);
+	patchid_sha1_final(&c, sum);
+	if (memcmp(sum, id, PACK_ID_LEN) != 0) {
+		free(*out);
+		*out = NULL;
+		return pr_corrupt(
+		    r, pack, off, "its bytes do not hash to its id");
+	}
+	return ERR_OK;
+}

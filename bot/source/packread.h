@@ -1,0 +1,43 @@
+/*
+ * A reader of the packs of a git repository, for the public-inbox
+ * reader: what it reads, in the order it reads it, costs a third of
+ * libgit2's time (docs/DECISIONS.md, "public-inbox reads its packs
+ * itself").  Objects are inflated from the mapped .pack, deltas applied
+ * with parsers/pack.c, the bases a delta needs kept in a small cache, and
+ * every object handed out hashed again and compared with its id.
+ *
+ * It reads packs only, and only what it can read whole: an object it
+ * does not find in a pack (loose, in an alternate) or cannot resolve
+ * there (a base in no pack, a chain deeper or an object larger than it
+ * reads) is ERR_NOTFOUND, for the caller to ask libgit2.
+ */
+#ifndef BOT_SOURCE_PACKREAD_H
+#define BOT_SOURCE_PACKREAD_H
+
+#include <stddef.h>
+
+#include "parsers/pack.h"
+#include "util/err.h"
+
+struct packread;
+
+/* The packs of the repository at gitdir (GITDIR/objects/pack/ *.idx and
+ * their .pack).  A pack that is unreadable or malformed is left out (the
+ * caller's libgit2 then meets it); a repository without packs is no
+ * error. */
+enum err packread_open(const char *gitdir, struct packread **out);
+void packread_free(struct packread *r);
+
+/* Packs opened. */
+size_t packread_npacks(const struct packread *r);
+
+/*
+ * Object id: its type and its bytes into *out (n bytes, and a NUL after
+ * them; the caller frees it).  ERR_NOTFOUND: no pack here holds it whole
+ * (see above).  ERR_GIT: a pack holds it, but it is corrupt or its bytes
+ * do not hash to id.
+ */
+enum err packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
+    enum pack_type *type, unsigned char **out, size_t *n);
+
+#endif

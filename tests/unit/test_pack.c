@@ -1,0 +1,660 @@
+/*
+ * Unit tests of git's pack formats (parsers/pack.c) on bytes made by
+ * hand, and of the pack reader (bot/source/packread.c) against git
+ * itself: every object of packs git wrote (deltas by offset and by id,
+ * chains 50 deep, more bytes than the cache holds) reads as `git cat-file
+ * --batch` prints it, and no corrupted byte ever reads as another object.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bot/source/packread.h"
+#include "parsers/pack.h"
+#include "tests/unit/sourcetest.h"
+#include "util/log.h"
+
+/* ---- deltas ---- */
+
+/* A delta's size header: little-endian base-128. */
+static size_t
+put_size(unsigned char *d, uint64_t v)
+{
+	size_t n = 0;
+
+	do {
+		d[n] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			d[n] |= 0x80;
+		n++;
+	} while (v);
+	return n;
+}
+
+static void
+test_delta_apply(void **state)
+{
+	static const char base[] = "hello world, the base";
+	unsigned char d[64], out[64];
+	size_t n;
+
+	(void)state;
+	n = put_size(d, sizeof(base) - 1);
+	n += put_size(d + n, 8);
+	d[n++] = 0x91; /* copy: one offset byte, one size byte */
+	d[n++] = 0;
+	d[n++] = 5;
+	d[n++] = 3; /* insert 3 */
+	memcpy(d + n, "abc", 3);
+	n += 3;
+	assert_true(pack_delta_apply(
+	    (const unsigned char *)base, sizeof(base) - 1, d, n, out, 8));
+	assert_memory_equal(out, "helloabc", 8);
+	/* The sizes must be the base's and the result's. */
+	assert_false(pack_delta_apply(
+	    (const unsigned char *)base, sizeof(base) - 2, d, n, out, 8));
+	assert_false(pack_delta_apply(
+	    (const unsigned char *)base, sizeof(base) - 1, d, n, out, 9));
+	/* Cut anywhere, it is refused (never read past its end). */
+	for (size_t k = 0; k < n; k++)
+		assert_false(pack_delta_apply((const unsigned char *)base,
+		    sizeof(base) - 1, d, k, out, 8));
+	/* A copy reaching past the base. */
+	d[3] = 20;
+	assert_false(pack_delta_apply(
+	    (const unsigned char *)base, sizeof(base) - 1, d, n, out, 8));
+	d[3] = 0;
+	/* The reserved instruction 0. */
+	d[5] = 0;
+	assert_false(pack_delta_apply(
+	    (const unsigned char *)base, sizeof(base) - 1, d, n, out, 8));
+}
+
+/* A copy without size bytes copies 64 KB; an insert cannot overflow. */
+static void
+test_delta_big_copy(void **state)
+{
+	unsigned char *base = malloc(0x10000), *out = malloc(0x10000 + 2);
+	unsigned char d[32];
+	size_t n;
+
+	(void)state;
+	assert_non_null(base);
+	assert_non_null(out);
+	for (size_t i = 0; i < 0x10000; i++)
+		base[i] = (unsigned char)(i * 7);
+	n = put_size(d, 0x10000);
+	n += put_size(d + n, 0x10000);
+	d[n++] = 0x80; /* copy offset 0, size 0 = 64 KB */
+	assert_true(pack_delta_apply(base, 0x10000, d, n, out, 0x10000));
+	assert_memory_equal(out, base, 0x10000);
+	/* One more byte promised than the instructions give. */
+	n = put_size(d, 0x10000);
+	n += put_size(d + n, 0x10001);
+	d[n++] = 0x80;
+	assert_false(pack_delta_apply(base, 0x10000, d, n, out, 0x10001));
+	/* An insert longer than the result. */
+	n = put_size(d, 0x10000);
+	n += put_size(d + n, 2);
+	d[n++] = 3;
+	memcpy(d + n, "xyz", 3);
+	n += 3;
+	assert_false(pack_delta_apply(base, 0x10000, d, n, out, 2));
+	free(base);
+	free(out);
+}
+
+/* ---- object headers ---- */
+
+static size_t
+put_hdr(unsigned char *p, int type, uint64_t size)
+{
+	size_t n = 0;
+
+	p[n] = (unsigned char)(type << 4 | (size & 15));
+	size >>= 4;
+	while (size) {
+		p[n++] |= 0x80;
+		p[n] = size & 0x7f;
+		size >>= 7;
+	}
+	return n + 1;
+}
+
+static size_t
+put_ofs(unsigned char *p, uint64_t d)
+{
+	unsigned char tmp[16];
+	size_t k = sizeof(tmp) - 1, n;
+
+	tmp[k] = d & 0x7f;
+	while (d >>= 7) {
+		d--;
+		tmp[--k] = 0x80 | (d & 0x7f);
+	}
+	n = sizeof(tmp) - k;
+	memcpy(p, tmp + k, n);
+	return n;
+}
+
+static void
+test_obj_parse(void **state)
+{
+	unsigned char pack[2048];
+	struct pack_obj o;
+	size_t at = 12, blob, ofs, ref;
+
+	(void)state;
+	memset(pack, 0, sizeof(pack));
+	memcpy(pack, "PACK\0\0\0\2\0\0\0\3", 12);
+	assert_true(pack_check(pack, sizeof(pack)));
+	blob = at;
+	at += put_hdr(pack + at, PACK_BLOB, 300);
+	at += 40; /* its stream, not looked at here */
+	ofs = at;
+	at += put_hdr(pack + at, PACK_OFS_DELTA, 20);
+	at += put_ofs(pack + at, ofs - blob);
+	at += 10;
+	ref = at;
+	at += put_hdr(pack + at, PACK_REF_DELTA, 5);
+	memset(pack + at, 0xab, PACK_ID_LEN);
+	at += PACK_ID_LEN;
+
+	assert_true(pack_obj_parse(pack, sizeof(pack), blob, &o));
+	assert_int_equal(o.type, PACK_BLOB);
+	assert_int_equal(o.size, 300);
+	assert_int_equal(o.data, blob + 2);
+	assert_true(pack_obj_parse(pack, sizeof(pack), ofs, &o));
+	assert_int_equal(o.type, PACK_OFS_DELTA);
+	assert_int_equal(o.size, 20);
+	assert_int_equal(o.base, blob);
+	assert_true(pack_obj_parse(pack, sizeof(pack), ref, &o));
+	assert_int_equal(o.type, PACK_REF_DELTA);
+	assert_non_null(o.base_id);
+	assert_int_equal(o.base_id[0], 0xab);
+	assert_int_equal(o.data, ref + 1 + PACK_ID_LEN);
+
+	/* Distances of every length round-trip. */
+	for (uint64_t d = 1; d < (1ull << 40); d = d * 3 + 1) {
+		size_t n = put_hdr(pack + 500, PACK_OFS_DELTA, 1);
+
+		put_ofs(pack + 500 + n, d);
+		if (d <= 500) {
+			assert_true(
+			    pack_obj_parse(pack, sizeof(pack), 500, &o));
+			assert_int_equal(o.base, 500 - d);
+		} else { /* before the pack's start */
+			assert_false(
+			    pack_obj_parse(pack, sizeof(pack), 500, &o));
+		}
+	}
+	/* Distance 0: the object its own base. */
+	put_ofs(pack + 501, 0);
+	assert_false(pack_obj_parse(pack, sizeof(pack), 500, &o));
+	/* Types 0 and 5 do not exist. */
+	pack[600] = 0x00;
+	assert_false(pack_obj_parse(pack, sizeof(pack), 600, &o));
+	pack[600] = 0x50;
+	assert_false(pack_obj_parse(pack, sizeof(pack), 600, &o));
+	/* A size that never ends, an offset in the header or the hash. */
+	memset(pack + 700, 0xff, 20);
+	assert_false(pack_obj_parse(pack, sizeof(pack), 700, &o));
+	assert_false(pack_obj_parse(pack, sizeof(pack), 4, &o));
+	assert_false(
+	    pack_obj_parse(pack, sizeof(pack), sizeof(pack) - PACK_ID_LEN, &o));
+	assert_false(pack_check(pack, 12 + PACK_ID_LEN - 1));
+	memcpy(pack + 4, "\0\0\0\4", 4);
+	assert_false(pack_check(pack, sizeof(pack)));
+}
+
+/* ---- the index ---- */
+
+static void
+put32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+/* An index of three ids (first bytes 0x01, 0x01, 0xfe), the last at a
+ * 64-bit offset; its length. */
+static size_t
+make_idx(unsigned char *x, unsigned char ids[3][PACK_ID_LEN])
+{
+	static const uint64_t offs[3] = { 12, 4000, 0x123456789ull };
+	size_t at, i;
+
+	memset(ids, 0, 3 * PACK_ID_LEN);
+	ids[0][0] = 0x01;
+	ids[0][1] = 0x10;
+	ids[1][0] = 0x01;
+	ids[1][1] = 0x20;
+	ids[2][0] = 0xfe;
+	memcpy(x, "\377tOc\0\0\0\2", 8);
+	for (i = 0; i < 256; i++)
+		put32(x + 8 + 4 * i, i < 0x01 ? 0 : i < 0xfe ? 2 : 3);
+	at = 8 + 1024;
+	for (i = 0; i < 3; i++, at += PACK_ID_LEN)
+		memcpy(x + at, ids[i], PACK_ID_LEN);
+	at += 3 * 4; /* CRCs */
+	put32(x + at, 12);
+	put32(x + at + 4, 4000);
+	put32(x + at + 8, 0x80000000u);
+	at += 12;
+	put32(x + at, (uint32_t)(offs[2] >> 32));
+	put32(x + at + 4, (uint32_t)offs[2]);
+	at += 8;
+	memset(x + at, 0, 2 * PACK_ID_LEN);
+	return at + 2 * PACK_ID_LEN;
+}
+
+static void
+test_idx(void **state)
+{
+	unsigned char x[2048], ids[3][PACK_ID_LEN], other[PACK_ID_LEN];
+	struct packidx idx;
+	uint64_t off;
+	size_t n;
+
+	(void)state;
+	n = make_idx(x, ids);
+	assert_true(packidx_init(&idx, x, n));
+	assert_int_equal(idx.n, 3);
+	assert_true(packidx_find(&idx, ids[0], &off));
+	assert_int_equal(off, 12);
+	assert_true(packidx_find(&idx, ids[1], &off));
+	assert_int_equal(off, 4000);
+	assert_true(packidx_find(&idx, ids[2], &off));
+	assert_int_equal(off, 0x123456789ull);
+	memcpy(other, ids[1], PACK_ID_LEN);
+	other[19] = 1;
+	assert_false(packidx_find(&idx, other, &off));
+	/* A 64-bit offset the table does not hold. */
+	put32(x + 8 + 1024 + 3 * 24 + 8, 0x80000001u);
+	assert_false(packidx_find(&idx, ids[2], &off));
+	/* Too short for its count; a fan-out that goes down; version 1. */
+	assert_false(packidx_init(&idx, x, n - 9));
+	n = make_idx(x, ids);
+	put32(x + 8 + 4 * 0x80, 1);
+	assert_false(packidx_init(&idx, x, n));
+	n = make_idx(x, ids);
+	x[7] = 1;
+	assert_false(packidx_init(&idx, x, n));
+	memset(&idx, 0, sizeof(idx));
+	assert_false(packidx_find(&idx, ids[0], &off));
+}
+
+/* ---- the reader against git ---- */
+
+struct obj {
+	unsigned char id[PACK_ID_LEN];
+	char type[8];
+	unsigned char *data;
+	size_t n;
+};
+
+static void
+unhex(const char *h, unsigned char *out)
+{
+	for (size_t i = 0; i < PACK_ID_LEN; i++) {
+		unsigned v;
+
+		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
+		out[i] = (unsigned char)v;
+	}
+}
+
+/* Every object of the repository at dir, as git cat-file prints it. */
+static struct obj *
+git_objects(const char *dir, size_t *count)
+{
+	char cmd[4200], line[256];
+	struct obj *v = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd),
+	    "git -C '%s' cat-file --batch-all-objects --batch", dir);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char hex[41], type[8];
+		size_t size;
+
+		assert_int_equal(
+		    sscanf(line, "%40s %7s %zu", hex, type, &size), 3);
+		v = realloc(v, (n + 1) * sizeof(*v));
+		assert_non_null(v);
+		unhex(hex, v[n].id);
+		snprintf(v[n].type, sizeof(v[n].type), "%s", type);
+		v[n].n = size;
+		v[n].data = malloc(size + 1);
+		assert_non_null(v[n].data);
+		assert_int_equal(fread(v[n].data, 1, size + 1, f), size + 1);
+		n++;
+	}
+	assert_int_equal(pclose(f), 0);
+	*count = n;
+	return v;
+}
+
+static void
+free_objects(struct obj *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].data);
+	free(v);
+}
+
+/*
+ * A repository (dir/r.git) whose pack holds deltas of every depth: a
+ * mail-like file "m" written 120 times, a 150 KB file "big" 40 times
+ * (6 MB in all, more than the reader's cache), a tree and a commit each
+ * time.  git fast-import makes each blob a delta of the blob before it,
+ * so the versions of m are written in a row: chains 50 deep (git's
+ * limit), which repack -ad keeps.
+ */
+static char *
+make_repo(void)
+{
+	char *d = mktmp(), path[4200];
+	static char text[200000];
+	FILE *f;
+	int i, k;
+
+	snprintf(path, sizeof(path), "%s/fi", d);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (i = 0; i < 120; i++) {
+		size_t n = (size_t)snprintf(text, sizeof(text),
+		    "Message-ID: <%d@x>\nSubject: [PATCH] part %d\n\n", i, i);
+
+		for (k = 1; k <= i * 3; k++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+			    "line of text number %d\n", k);
+		fprintf(f, "blob\nmark :%d\ndata %zu\n", i + 1, n);
+		fwrite(text, 1, n, f);
+		fputc('\n', f);
+	}
+	for (i = 0; i < 40; i++) {
+		size_t n = 0;
+
+		for (k = i; n < 150000 - 64; k++)
+			n += (size_t)snprintf(text + n, sizeof(text) - n,
+			    "%d padding to make it big\n", k);
+		fprintf(f, "blob\nmark :%d\ndata %zu\n", i + 1001, n);
+		fwrite(text, 1, n, f);
+		fputc('\n', f);
+	}
+	for (i = 0; i < 120; i++)
+		fprintf(f,
+		    "commit refs/heads/master\n"
+		    "committer T <t@example.org> %d +0000\n"
+		    "data 3\nc%d\nM 100644 :%d m\nM 100644 :%d big\n",
+		    1700000000 + i, i % 10, i + 1, i / 3 + 1001);
+	assert_int_equal(fclose(f), 0);
+	run("cd '%s' && git init -q --bare r.git && "
+	    "git -C r.git fast-import --quiet < fi && git -C r.git repack -adq",
+	    d);
+	return d;
+}
+
+/* Every object of dir/r read by the reader equals git's. */
+static void
+assert_reads_as_git(const char *d)
+{
+	char r[4200];
+	struct packread *pr;
+	struct obj *v;
+	size_t n, i;
+
+	snprintf(r, sizeof(r), "%s/r.git", d);
+	v = git_objects(r, &n);
+	assert_true(n > 360);
+	assert_int_equal(packread_open(r, &pr), ERR_OK);
+	assert_int_equal(packread_npacks(pr), 1);
+	/* Twice, the second time mostly from the cache. */
+	for (int round = 0; round < 2; round++)
+		for (i = 0; i < n; i++) {
+			size_t k = round ? n - 1 - i : i, got;
+			enum pack_type t;
+			unsigned char *data;
+
+			assert_int_equal(
+			    packread_read(pr, v[k].id, &t, &data, &got),
+			    ERR_OK);
+			assert_string_equal(pack_type_name(t), v[k].type);
+			assert_int_equal(got, v[k].n);
+			assert_memory_equal(data, v[k].data, got);
+			assert_int_equal(data[got], '\0');
+			free(data);
+		}
+	packread_free(pr);
+	free_objects(v, n);
+}
+
+/* The pack of dir/r holds deltas, all of kind want (by git show-index's
+ * offsets, read with pack_obj_parse). */
+static void
+assert_delta_kinds(const char *d, enum pack_type want)
+{
+	char cmd[4400], line[256];
+	size_t n, deltas = 0, objs = 0;
+	unsigned char *pack;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "cat '%s'/r.git/objects/pack/*.pack", d);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	pack = malloc(64u << 20);
+	assert_non_null(pack);
+	n = fread(pack, 1, 64u << 20, f);
+	pclose(f);
+	assert_true(pack_check(pack, n));
+	snprintf(cmd, sizeof(cmd),
+	    "cat '%s'/r.git/objects/pack/*.idx | git show-index", d);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long off;
+		struct pack_obj o;
+
+		assert_int_equal(sscanf(line, "%llu", &off), 1);
+		assert_true(pack_obj_parse(pack, n, off, &o));
+		objs++;
+		if (o.type == PACK_OFS_DELTA || o.type == PACK_REF_DELTA) {
+			assert_int_equal(o.type, want);
+			deltas++;
+		}
+	}
+	pclose(f);
+	free(pack);
+	assert_true(objs > 360);
+	assert_true(deltas > objs / 2);
+}
+
+static void
+test_reader_ofs_deltas(void **state)
+{
+	char *d;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = make_repo();
+	/* The chains are as deep as git makes them. */
+	run("cd '%s/r.git' && git verify-pack -v objects/pack/*.idx | "
+	    "grep -q 'chain length = 50:'",
+	    d);
+	assert_delta_kinds(d, PACK_OFS_DELTA);
+	assert_reads_as_git(d);
+	rmtmp(d);
+}
+
+static void
+test_reader_ref_deltas(void **state)
+{
+	char *d;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = make_repo();
+	run("git -C '%s/r.git' -c repack.useDeltaBaseOffset=false "
+	    "repack -q -ad",
+	    d);
+	assert_delta_kinds(d, PACK_REF_DELTA);
+	assert_reads_as_git(d);
+	rmtmp(d);
+}
+
+/* What the reader leaves to libgit2: loose objects, bad packs. */
+static void
+test_reader_leaves(void **state)
+{
+	char *d, r[4200], *hex;
+	unsigned char id[PACK_ID_LEN];
+	struct packread *pr;
+	enum pack_type t;
+	unsigned char *data;
+	size_t n;
+	FILE *f;
+	char cmd[4400], buf[64];
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	snprintf(r, sizeof(r), "%s/r.git", d);
+	run("git init -q --bare '%s'", r);
+	assert_int_equal(packread_open(r, &pr), ERR_OK);
+	assert_int_equal(packread_npacks(pr), 0);
+	packread_free(pr);
+	snprintf(cmd, sizeof(cmd),
+	    "echo loose | git -C '%s' hash-object -w --stdin", r);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	pclose(f);
+	hex = buf;
+	unhex(hex, id);
+	assert_int_equal(packread_open(r, &pr), ERR_OK);
+	assert_int_equal(packread_read(pr, id, &t, &data, &n), ERR_NOTFOUND);
+	packread_free(pr);
+	/* Packed, then its .pack cut short: the pack is left out. */
+	run("cd '%s' && echo %.40s | git pack-objects -q objects/pack/pack "
+	    ">/dev/null && rm -rf objects/[0-9a-f][0-9a-f] && "
+	    "p=$(ls objects/pack/*.pack) && chmod u+w $p && truncate -s 11 $p",
+	    r, hex);
+	assert_int_equal(packread_open(r, &pr), ERR_OK);
+	assert_int_equal(packread_npacks(pr), 0);
+	assert_int_equal(packread_read(pr, id, &t, &data, &n), ERR_NOTFOUND);
+	packread_free(pr);
+	rmtmp(d);
+}
+
+/*
+ * A byte of the pack changed, anywhere: each object reads as git read it
+ * before, or is refused; never as other bytes under its id.
+ */
+static void
+test_reader_corrupt(void **state)
+{
+	char *d, r[4200], pack[4400], cmd[4600];
+	struct obj *v;
+	size_t n, size, pos, refused = 0;
+	long k = 0;
+	int err2;
+	FILE *f;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = make_repo();
+	snprintf(r, sizeof(r), "%s/r.git", d);
+	v = git_objects(r, &n);
+	snprintf(cmd, sizeof(cmd), "ls %s/objects/pack/*.pack", r);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(pack, sizeof(pack), f));
+	pclose(f);
+	pack[strcspn(pack, "\n")] = '\0';
+	run("chmod u+w '%s'", pack);
+	f = fopen(pack, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	size = (size_t)ftell(f);
+	/* Each refusal is logged: ~1,000 lines kept out of the output. */
+	fflush(stderr);
+	err2 = dup(2);
+	assert_true(err2 >= 0);
+	assert_true(freopen("/dev/null", "w", stderr) != NULL);
+	for (pos = 12; pos < size - PACK_ID_LEN; pos += size / 61 + 1, k++) {
+		struct packread *pr;
+		int c;
+
+		assert_int_equal(fseek(f, (long)pos, SEEK_SET), 0);
+		c = fgetc(f);
+		assert_int_equal(fseek(f, (long)pos, SEEK_SET), 0);
+		fputc(c ^ (k % 2 ? 0x01 : 0x5a), f);
+		fflush(f);
+		assert_int_equal(packread_open(r, &pr), ERR_OK);
+		for (size_t i = 0; i < n; i++) {
+			enum pack_type t;
+			unsigned char *data;
+			size_t got;
+			enum err e =
+			    packread_read(pr, v[i].id, &t, &data, &got);
+
+			if (e != ERR_OK) {
+				assert_true(e == ERR_GIT || e == ERR_NOTFOUND);
+				refused++;
+				continue;
+			}
+			assert_string_equal(pack_type_name(t), v[i].type);
+			assert_int_equal(got, v[i].n);
+			assert_memory_equal(data, v[i].data, got);
+			free(data);
+		}
+		packread_free(pr);
+		assert_int_equal(fseek(f, (long)pos, SEEK_SET), 0);
+		fputc(c, f);
+		fflush(f);
+	}
+	fflush(stderr);
+	assert_int_equal(dup2(err2, 2), 2);
+	close(err2);
+	fclose(f);
+	/* Most changed bytes break some object; all were caught. */
+	assert_true(refused > (size_t)k);
+	free_objects(v, n);
+	rmtmp(d);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_delta_apply),
+		cmocka_unit_test(test_delta_big_copy),
+		cmocka_unit_test(test_obj_parse),
+		cmocka_unit_test(test_idx),
+		cmocka_unit_test(test_reader_ofs_deltas),
+		cmocka_unit_test(test_reader_ref_deltas),
+		cmocka_unit_test(test_reader_leaves),
+		cmocka_unit_test(test_reader_corrupt),
+	};
+
+	/* The corrupt packs log errors; that is expected. */
+	log_set_level(getenv("SOURCE_TEST_LOG") != NULL ? LOG_DEBUG : LOG_ERR);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
