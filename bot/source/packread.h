@@ -14,6 +14,7 @@
 #ifndef BOT_SOURCE_PACKREAD_H
 #define BOT_SOURCE_PACKREAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "parsers/pack.h"
@@ -33,11 +34,13 @@ size_t packread_npacks(const struct packread *r);
 
 /*
  * Object id: its type and its bytes into *out (n bytes, and a NUL after
- * them; the caller frees it).  ERR_NOTFOUND: no pack here holds it whole
- * (see above).  ERR_GIT: a pack holds it, but it is corrupt or its bytes
- * do not hash to id.
+ * them; the caller frees it).  keep: it may be the base of an object
+ * read later (the mails of an epoch are), so the cache keeps a copy;
+ * the bases met on the way are kept anyway.  ERR_NOTFOUND: no pack here holds
+ * it whole (see above).  ERR_GIT: a pack holds it, but it is corrupt or its
+ * bytes do not hash to id.
  */
 enum err packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
-    enum pack_type *type, unsigned char **out, size_t *n);
+    bool keep, enum pack_type *type, unsigned char **out, size_t *n);
 
 #endif

@@ -123,7 +123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			size_t n;
 			int k;
 
-			if (packread_read(r, id, &t, &out, &n) != ERR_OK)
+			if (packread_read(r, id, i & 1, &t, &out, &n) != ERR_OK)
 				continue;
 			k = snprintf(
 			    head, sizeof(head), "%s %zu", pack_type_name(t), n);

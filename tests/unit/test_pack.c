@@ -429,8 +429,8 @@ assert_reads_as_git(const char *d)
 			enum pack_type t;
 			unsigned char *data;
 
-			assert_int_equal(
-			    packread_read(pr, v[k].id, &t, &data, &got),
+			assert_int_equal(packread_read(pr, v[k].id, k % 3 != 0,
+			                     &t, &data, &got),
 			    ERR_OK);
 			assert_string_equal(pack_type_name(t), v[k].type);
 			assert_int_equal(got, v[k].n);
@@ -548,7 +548,8 @@ test_reader_leaves(void **state)
 	hex = buf;
 	unhex(hex, id);
 	assert_int_equal(packread_open(r, &pr), ERR_OK);
-	assert_int_equal(packread_read(pr, id, &t, &data, &n), ERR_NOTFOUND);
+	assert_int_equal(
+	    packread_read(pr, id, true, &t, &data, &n), ERR_NOTFOUND);
 	packread_free(pr);
 	/* Packed, then its .pack cut short: the pack is left out. */
 	run("cd '%s' && echo %.40s | git pack-objects -q objects/pack/pack "
@@ -557,7 +558,8 @@ test_reader_leaves(void **state)
 	    r, hex);
 	assert_int_equal(packread_open(r, &pr), ERR_OK);
 	assert_int_equal(packread_npacks(pr), 0);
-	assert_int_equal(packread_read(pr, id, &t, &data, &n), ERR_NOTFOUND);
+	assert_int_equal(
+	    packread_read(pr, id, true, &t, &data, &n), ERR_NOTFOUND);
 	packread_free(pr);
 	rmtmp(d);
 }
@@ -613,7 +615,7 @@ test_reader_corrupt(void **state)
 			unsigned char *data;
 			size_t got;
 			enum err e =
-			    packread_read(pr, v[i].id, &t, &data, &got);
+			    packread_read(pr, v[i].id, i % 2, &t, &data, &got);
 
 			if (e != ERR_OK) {
 				assert_true(e == ERR_GIT || e == ERR_NOTFOUND);
