@@ -110,13 +110,14 @@ packidx_find(
 }
 
 bool
-pack_check(const unsigned char *pack, size_t len)
+pack_check(const unsigned char *pack, size_t len, uint32_t *count)
 {
 	uint32_t v;
 
 	if (len < 12 + PACK_ID_LEN || memcmp(pack, "PACK", 4) != 0)
 		return false;
 	v = be32(pack + 4);
+	*count = be32(pack + 8);
 	return v == 2 || v == 3;
 }
 

@@ -44,9 +44,10 @@ bool packidx_init(struct packidx *x, const unsigned char *map, size_t len);
 bool packidx_find(const struct packidx *x, const unsigned char id[PACK_ID_LEN],
     uint64_t *off);
 
-/* The header "PACK", version 2 or 3, then the object count: true when
- * pack[0..len) starts with one and has room for its trailing hash. */
-bool pack_check(const unsigned char *pack, size_t len);
+/* The header "PACK", version 2 or 3, then the object count (into
+ * *count): true when pack[0..len) starts with one and has room for its
+ * trailing hash. */
+bool pack_check(const unsigned char *pack, size_t len, uint32_t *count);
 
 /* An object's header in a pack. */
 struct pack_obj {

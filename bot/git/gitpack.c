@@ -35,6 +35,7 @@
 #include "bot/git/gitpriv.h"
 #include "parsers/pack.h"
 #include "parsers/patchid.h"
+#include "util/fmap.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -364,13 +365,11 @@ gitpack_write(struct gitrepo *r, const git_oid *oids, size_t n)
 /* ---- linking whole packs ---- */
 
 /*
- * A pack index (version 2) mapped: the fan-out table and the sorted ids.
- * Only what finding an id needs is checked; the pack itself is libgit2's
- * to read and verify.
+ * A pack index of src, mapped; parsers/pack.c checks what finding an id
+ * needs.  The pack itself is libgit2's to read and verify.
  */
-/* A pack index of src, mapped; parsers/pack.c reads it. */
 struct idx {
-	void *map;
+	unsigned char *map;
 	size_t len;
 	struct packidx x;
 };
@@ -378,23 +377,11 @@ struct idx {
 static bool
 idx_open(const char *path, struct idx *x)
 {
-	struct stat st;
-	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
+	x->map = fmap_open(path, &x->len);
+	if (x->map == NULL)
 		return false;
-	if (fstat(fd, &st) != 0 || st.st_size <= 0 ||
-	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
-	         0)) == MAP_FAILED) {
-		close(fd);
-		return false;
-	}
-	close(fd);
-	x->map = m;
-	x->len = (size_t)st.st_size;
-	if (!packidx_init(&x->x, m, x->len)) {
-		munmap(m, x->len);
+	if (!packidx_init(&x->x, x->map, x->len)) {
+		fmap_close(x->map, x->len);
 		return false;
 	}
 	return true;
@@ -488,7 +475,7 @@ link_packs(struct gitrepo *src, struct gitrepo *r, const git_oid *oids,
 					done[i] =
 					    done[i] || idx_has(&x, &oids[i]);
 			}
-			munmap(x.map, x.len);
+			fmap_close(x.map, x.len);
 		}
 		closedir(d);
 	}

@@ -245,12 +245,12 @@ gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
 	enum err e =
 	    packread_read(p->packs, oid->id, want == PACK_BLOB, &type, data, n);
 
-	if (e == ERR_NOTFOUND) {
+	if (e == ERR_NOTFOUND) { /* not in a pack: libgit2's */
 		if (p->repo == NULL)
 			e = gp_open_repo(p, p->ei, &p->repo);
-		else if (++p->reads > GP_REOPEN)
-			e = gp_reopen(p);
-		if (e != ERR_OK && e != ERR_NOTFOUND)
+		else
+			e = ++p->reads > GP_REOPEN ? gp_reopen(p) : ERR_OK;
+		if (e != ERR_OK)
 			return e;
 		if (git_repository_odb(&odb, p->repo) != 0 ||
 		    git_odb_read(&o, odb, oid) != 0) {

@@ -16,17 +16,16 @@
 #include "bot/source/packread.h"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <libdeflate.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "parsers/patchid.h"
+#include "util/fmap.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -94,33 +93,9 @@ struct packread {
 static void
 pr_unmap(struct pr_pack *p)
 {
-	if (p->pack != NULL)
-		munmap(p->pack, p->plen);
-	if (p->idxmap != NULL)
-		munmap(p->idxmap, p->ilen);
+	fmap_close(p->pack, p->plen);
+	fmap_close(p->idxmap, p->ilen);
 	free(p->name);
-}
-
-/* Map path whole, read-only; NULL when it cannot. */
-static unsigned char *
-pr_map(const char *path, size_t *len)
-{
-	struct stat st;
-	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
-		return NULL;
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	*len = (size_t)st.st_size;
-	return m;
 }
 
 /* Add pack NAME (an .idx file name in dir) when it and its .pack are
@@ -131,20 +106,19 @@ pr_add(struct packread *r, const char *dir, const char *name)
 	struct pr_pack p;
 	char path[4096];
 	size_t n = strlen(name) - 4;
+	uint32_t count;
 	int k;
 
 	memset(&p, 0, sizeof(p));
 	k = snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if (k < 0 || (size_t)k >= sizeof(path))
 		return;
-	p.idxmap = pr_map(path, &p.ilen);
+	p.idxmap = fmap_open(path, &p.ilen);
 	memcpy(path + strlen(path) - 4, ".pack", 6);
-	p.pack = pr_map(path, &p.plen);
+	p.pack = fmap_open(path, &p.plen);
 	if (p.idxmap == NULL || p.pack == NULL ||
 	    !packidx_init(&p.idx, p.idxmap, p.ilen) ||
-	    !pack_check(p.pack, p.plen) ||
-	    ((uint32_t)p.pack[8] << 24 | (uint32_t)p.pack[9] << 16 |
-	        (uint32_t)p.pack[10] << 8 | p.pack[11]) != p.idx.n) {
+	    !pack_check(p.pack, p.plen, &count) || count != p.idx.n) {
 		log_debug("source: %s: pack %.*s left to libgit2", r->dir,
 		    (int)n, name);
 		pr_unmap(&p);
@@ -259,8 +233,8 @@ pr_cache_put(struct packread *r, size_t pack, uint64_t off, enum pack_type type,
 	r->cached += n;
 }
 
-/* Inflate the zlib stream of o in pack p into out, which has room for
- * o->size + 1 bytes: true when it holds exactly o->size. */
+/* Inflate the zlib stream of o in pack p into out: true when it gives
+ * exactly o->size bytes. */
 static bool
 pr_inflate(struct packread *r, struct pr_pack *p, const struct pack_obj *o,
     unsigned char *out)
