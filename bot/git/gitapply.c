@@ -23,6 +23,7 @@
 #include "bot/git/gitpriv.h"
 #include "parsers/diff.h"
 #include "parsers/limits.h"
+#include "parsers/patchid.h"
 #include "util/arena.h"
 #include "util/ascii.h"
 #include "util/buf.h"
@@ -285,7 +286,16 @@ hunk_label_len(const struct diff_hunk *h)
 static void
 section_hash(const struct diff_file *f, git_oid *out)
 {
-	git_odb_hash(out, f->text.p, f->text.n, GIT_OBJECT_BLOB);
+	struct patchid_sha1_ctx c;
+	char hdr[32];
+	int k = snprintf(hdr, sizeof(hdr), "blob %zu", f->text.n);
+
+	/* git's blob id of the text (nettle's SHA-1: the key needs no
+	 * defence against collisions, and is kept on disk by this value). */
+	patchid_sha1_init(&c);
+	patchid_sha1_update(&c, hdr, (size_t)k + 1);
+	patchid_sha1_update(&c, f->text.p, f->text.n);
+	patchid_sha1_final(&c, out->id);
 }
 
 /*

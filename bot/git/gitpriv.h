@@ -32,13 +32,25 @@ struct gitcache_val {
 struct gitcache_slot {
 	unsigned char key[41]; /* preimage oid, section hash, flavour */
 	bool used;
+	bool live; /* looked up or made by this process */
 	struct gitcache_val val;
 };
 
+/*
+ * The cache is kept in the staging repository between processes
+ * (gitcache_load(), gitcache_save()): a rebuild after one patch of a
+ * queue changed is a new process, and every patch after it applies the
+ * same sections to the same blobs as the build before.
+ */
 struct gitcache {
 	struct gitcache_slot *slots;
 	size_t cap; /* a power of two, or 0 */
 	size_t n;
+	char *file; /* where it is kept, or NULL */
+	bool loaded; /* the file was read (or there was none) */
+	bool dirty; /* something to save */
+	size_t nlive;
+	size_t kept_hits; /* lookups answered by an earlier process */
 };
 
 struct gitrepo {
@@ -97,6 +109,25 @@ struct gittree_ent {
  * (names and ids inside it). */
 enum err gittree_entries(
     struct gitrepo *r, const git_oid *id, struct gittree_ent **v, size_t *n);
+
+/* An entry a tree update changed or added: its mode and id, and the id
+ * it had in the tree the update started from (has_old false: none). */
+struct gittree_chg {
+	unsigned mode;
+	bool has_old;
+	unsigned char id[20];
+	unsigned char old[20];
+};
+
+/*
+ * When the cache knows tree id as made here by an update of tree from:
+ * true, *from, and a copy of the entries that update changed or added
+ * (*chg, which the caller frees; removed entries are not listed).  Every
+ * other entry of id is from's.  The walks that persist and push a build
+ * look at these instead of comparing two 1,700-entry trees.
+ */
+bool gittree_changes(struct gitrepo *r, const git_oid *id, git_oid *from,
+    struct gittree_chg **chg, size_t *n);
 
 /* The bytes of tree id when the cache holds them (read verified, or
  * made and hashed here); valid until the next call into gittree. */
@@ -195,6 +226,15 @@ const struct gitcache_val *gitcache_get(
 void gitcache_put(struct gitcache *c, const unsigned char key[41],
     const struct gitcache_val *val);
 void gitcache_free(struct gitcache *c);
+
+/* Read the cache's file, once, when it has one: a file that is not
+ * whole, or of another format, is left out (it is only a cache). */
+void gitcache_load(struct gitcache *c);
+
+/* Write the cache to its file when this process added to it (by a
+ * rename: another process sees the old file or the new one).  Past a
+ * bound only what this process used is written. */
+void gitcache_save(struct gitcache *c);
 
 /*
  * gitapply_tree() for the builder: the diff parsed already, the tree

@@ -31,6 +31,7 @@
 #include "bot/git/gitpriv.h"
 #include "parsers/patchid.h"
 #include "util/buf.h"
+#include "util/fmap.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -271,6 +272,13 @@ gitrepo_open(const char *path, struct gitrepo **out)
 		e = add_mempack(r);
 	if (e == ERR_OK)
 		e = take_lock(r);
+	if (e == ERR_OK) {
+		const char *gd = git_repository_path(r->repo);
+
+		r->cache.file = xmalloc(strlen(gd) + 32);
+		sprintf(r->cache.file, "%s%spatchyard-apply-cache", gd,
+		    gd[0] && gd[strlen(gd) - 1] == '/' ? "" : "/");
+	}
 	if (e) {
 		gitrepo_free(r);
 		return e;
@@ -312,11 +320,19 @@ gitrepo_free(struct gitrepo *r)
 		r->loose->free(r->loose);
 	git_odb_free(r->odb); /* the odb owns the mempack backend */
 	git_repository_free(r->repo);
+	gitcache_save(&r->cache);
 	gitcache_free(&r->cache);
+	free(r->cache.file);
 	gittrees_free(r->trees);
 	free(r->path);
 	free(r);
 	git_libgit2_shutdown();
+}
+
+size_t
+gitrepo_kept_hits(const struct gitrepo *r)
+{
+	return r->cache.kept_hits;
 }
 
 const char *
@@ -609,6 +625,52 @@ write_loose(struct gitrepo *r, const git_oid *oid)
 	return ERR_OK;
 }
 
+static enum err persist_tree(struct gitrepo *r, struct gitrepo *have,
+    const git_oid *oid, const git_oid *base, struct oidset *seen,
+    struct oidlist *out);
+
+/*
+ * persist_tree() of a tree the build made from base (bot/git/gittree.c
+ * knows which entries that changed): the same walk over those entries
+ * alone, the others being base's.  false when the cache does not know
+ * the tree as made from base.
+ */
+static bool
+changed_only(struct gitrepo *r, struct gitrepo *have, const git_oid *oid,
+    const git_oid *base, struct oidset *seen, struct oidlist *out, enum err *e)
+{
+	struct gittree_chg *chg = NULL;
+	git_oid from;
+	size_t i, n = 0;
+
+	*e = ERR_OK;
+	if (!gittree_changes(r, oid, &from, &chg, &n))
+		return false;
+	if (!git_oid_equal(&from, base)) {
+		free(chg);
+		return false;
+	}
+	for (i = 0; i < n && *e == ERR_OK; i++) {
+		const struct gittree_chg *c = &chg[i];
+		git_oid id, old;
+
+		if (c->has_old && memcmp(c->old, c->id, 20) == 0)
+			continue;
+		memcpy(id.id, c->id, 20);
+		memcpy(old.id, c->old, 20);
+		if (gittree_is_tree(c->mode))
+			*e = persist_tree(
+			    r, have, &id, c->has_old ? &old : NULL, seen, out);
+		else if ((c->mode & 0170000) != 0160000 &&
+		    oidset_add(seen, &id) && !gitpriv_on_disk(have, &id))
+			oidlist_add(out, &id);
+	}
+	free(chg);
+	if (*e == ERR_OK)
+		oidlist_add(out, oid);
+	return true;
+}
+
 /*
  * A tree and everything under it that is not on disk, leaves first: a
  * tree on disk has all of its children on disk too.  base is the same
@@ -626,6 +688,9 @@ persist_tree(struct gitrepo *r, struct gitrepo *have, const git_oid *oid,
 	if ((base && git_oid_equal(oid, base)) || !oidset_add(seen, oid) ||
 	    gitpriv_on_disk(have, oid))
 		return ERR_OK;
+	/* Made by an update of base: only what the update changed. */
+	if (base && changed_only(r, have, oid, base, seen, out, &e))
+		return e;
 	/* The trees of a build are in memory already (bot/git/gittree.c). */
 	if ((e = gittree_entries(r, oid, &t, &n)) != ERR_OK)
 		return e == ERR_LIMIT
@@ -848,38 +913,189 @@ gitcache_get(struct gitcache *c, const unsigned char key[41])
 {
 	struct gitcache_slot *s;
 
+	gitcache_load(c);
 	if (c->cap == 0)
 		return NULL;
 	s = cache_find(c, key);
-	return s->used ? &s->val : NULL;
+	if (!s->used)
+		return NULL;
+	if (!s->live) {
+		s->live = true;
+		c->nlive++;
+		c->kept_hits++;
+	}
+	return &s->val;
+}
+
+/* Into c (which has room), as live or not. */
+static void
+cache_set(struct gitcache *c, const unsigned char key[41],
+    const struct gitcache_val *val, bool live)
+{
+	struct gitcache_slot *s = cache_find(c, key);
+
+	if (!s->used) {
+		s->used = true;
+		memcpy(s->key, key, 41);
+		c->n++;
+	}
+	if (live && !s->live)
+		c->nlive++;
+	s->live = s->live || live;
+	s->val = *val;
+}
+
+static void
+cache_room(struct gitcache *c)
+{
+	size_t i;
+
+	if (c->n >= CACHE_MAX)
+		gitcache_free(c);
+	if (2 * (c->n + 1) > c->cap) {
+		struct gitcache t = *c;
+
+		t.cap = c->cap ? 2 * c->cap : 1024;
+		t.slots = xcalloc(t.cap, sizeof(*t.slots));
+		t.n = t.nlive = 0;
+		for (i = 0; i < c->cap; i++)
+			if (c->slots[i].used)
+				cache_set(&t, c->slots[i].key, &c->slots[i].val,
+				    c->slots[i].live);
+		free(c->slots);
+		*c = t;
+	}
 }
 
 void
 gitcache_put(struct gitcache *c, const unsigned char key[41],
     const struct gitcache_val *val)
 {
-	struct gitcache_slot *s;
-	size_t i;
+	gitcache_load(c);
+	cache_room(c);
+	cache_set(c, key, val, true);
+	c->dirty = true;
+}
 
-	if (c->n >= CACHE_MAX)
-		gitcache_free(c);
-	if (2 * (c->n + 1) > c->cap) {
-		struct gitcache t = { NULL, c->cap ? 2 * c->cap : 1024, 0 };
-		t.slots = xcalloc(t.cap, sizeof(*t.slots));
-		for (i = 0; i < c->cap; i++)
-			if (c->slots[i].used)
-				gitcache_put(
-				    &t, c->slots[i].key, &c->slots[i].val);
-		free(c->slots);
-		*c = t;
+/*
+ * The file: a line naming the format, records of 69 bytes (the key, the
+ * postimage id, the offset as 8 bytes little-endian), the SHA-1 of all
+ * that.  The format's number changes with what applying a section means.
+ */
+static int
+write_all(int fd, const void *p, size_t n)
+{
+	const char *q = p;
+
+	while (n > 0) {
+		ssize_t w = write(fd, q, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		q += w;
+		n -= (size_t)w;
 	}
-	s = cache_find(c, key);
-	if (!s->used) {
-		s->used = true;
-		memcpy(s->key, key, 41);
-		c->n++;
+	return 0;
+}
+
+static const char cache_magic[] = "patchyard apply cache 1\n";
+#define CACHE_REC 69
+/* Records kept in the file (1.1 MB): a queue of 300 patches on a big
+ * project builds about 750 sections, a rebuild after a change a few
+ * hundred new ones. */
+#define CACHE_KEEP (1u << 14)
+
+void
+gitcache_load(struct gitcache *c)
+{
+	const size_t hl = sizeof(cache_magic) - 1;
+	unsigned char *p, sum[20];
+	size_t len = 0, i, nrec;
+
+	if (c->loaded || c->file == NULL)
+		return;
+	c->loaded = true;
+	p = fmap_open(c->file, &len);
+	if (p == NULL)
+		return;
+	nrec = len >= hl + 20 ? (len - hl - 20) / CACHE_REC : 0;
+	if (len < hl + 20 || (len - hl - 20) % CACHE_REC != 0 ||
+	    memcmp(p, cache_magic, hl) != 0) {
+		log_info("gitrepo: %s: not a cache of this version, left out",
+		    c->file);
+		fmap_close(p, len);
+		return;
 	}
-	s->val = *val;
+	patchid_sha1(p, len - 20, sum);
+	if (memcmp(sum, p + len - 20, 20) != 0) {
+		log_info("gitrepo: %s: not whole, left out", c->file);
+		fmap_close(p, len);
+		return;
+	}
+	for (i = 0; i < nrec; i++) {
+		const unsigned char *r = p + hl + i * CACHE_REC;
+		struct gitcache_val v;
+		uint64_t off = 0;
+		int b;
+
+		memcpy(v.post.id, r + 41, 20);
+		for (b = 7; b >= 0; b--)
+			off = off << 8 | r[61 + b];
+		v.offset = (long)(int64_t)off;
+		cache_room(c);
+		cache_set(c, r, &v, false);
+	}
+	fmap_close(p, len);
+}
+
+void
+gitcache_save(struct gitcache *c)
+{
+	struct buf b = BUF_INIT;
+	unsigned char sum[20];
+	char *tmp;
+	bool all;
+	size_t i;
+	int fd;
+
+	if (c->file == NULL || !c->dirty)
+		return;
+	/* Past CACHE_KEEP records only what this process used goes back. */
+	all = c->n <= CACHE_KEEP;
+	buf_add(&b, cache_magic, sizeof(cache_magic) - 1);
+	for (i = 0; i < c->cap; i++) {
+		const struct gitcache_slot *s = &c->slots[i];
+		unsigned char off[8];
+		uint64_t o = (uint64_t)(int64_t)s->val.offset;
+		int k;
+
+		if (!s->used || !(s->live || all))
+			continue;
+		for (k = 0; k < 8; k++, o >>= 8)
+			off[k] = (unsigned char)(o & 0xff);
+		buf_add(&b, s->key, 41);
+		buf_add(&b, s->val.post.id, 20);
+		buf_add(&b, off, 8);
+	}
+	patchid_sha1(b.p, b.n, sum);
+	buf_add(&b, sum, 20);
+	tmp = xmalloc(strlen(c->file) + 32);
+	sprintf(tmp, "%s.%ld.tmp", c->file, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, b.p, b.n) != 0 || close(fd) != 0 ||
+	    rename(tmp, c->file) != 0) {
+		/* Only a cache: the next build applies again. */
+		log_info("gitrepo: %s: cannot keep the cache: %s", c->file,
+		    strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	} else {
+		c->dirty = false;
+	}
+	free(tmp);
+	buf_free(&b);
 }
 
 void
@@ -889,4 +1105,5 @@ gitcache_free(struct gitcache *c)
 	c->slots = NULL;
 	c->cap = 0;
 	c->n = 0;
+	c->nlive = 0;
 }

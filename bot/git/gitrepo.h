@@ -13,7 +13,7 @@
  * now and then, or let `patchyard run` do it), so a build that fails half-way
  * leaves nothing behind, and no ref ever names an object that is not on
  * disk.  A struct gitrepo is used by one thread at a time; it keeps a
- * cache of patch results for the life of the process.
+ * cache of patch results, saved in the repository when it is freed.
  */
 #ifndef BOT_GITREPO_H
 #define BOT_GITREPO_H
@@ -34,6 +34,15 @@ struct gitrepo;
 enum err gitrepo_open(const char *path, struct gitrepo **out);
 void gitrepo_free(struct gitrepo *r);
 const char *gitrepo_path(const struct gitrepo *r);
+
+/*
+ * Applying a patch section to a blob gives the same blob every time: the
+ * results are kept in the repository (patchyard-apply-cache), and the
+ * next process that applies the same section to the same blob (the
+ * rebuild after one patch of a queue changed) takes them from there.
+ * How many sections this process took so.
+ */
+size_t gitrepo_kept_hits(const struct gitrepo *r);
 
 /*
  * The commit a ref names ("refs/heads/stable"), peeled through tags and

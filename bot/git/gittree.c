@@ -46,6 +46,10 @@ struct tslot {
 	struct gittree_ent *ents;
 	size_t nents;
 	bool made;
+	bool has_from; /* made here as from + chg[0..nchg) */
+	git_oid from;
+	struct gittree_chg *chg;
+	size_t nchg;
 };
 
 /* Slots that keep their parsed entries.  A build reads and updates the
@@ -68,6 +72,7 @@ slot_clear(struct tslot *s)
 {
 	free(s->raw);
 	free(s->ents);
+	free(s->chg);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -367,9 +372,11 @@ put_mode(unsigned char *p, unsigned mode)
 	return k;
 }
 
-/* The serialised tree of v, hashed, stored in memory and in the cache. */
+/* The serialised tree of v, hashed, stored in memory and in the cache;
+ * with base, what it changed of base (chg, which store() takes). */
 static enum err
-store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out)
+store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out,
+    const git_oid *base, struct gittree_chg *chg, size_t nchg)
 {
 	struct patchid_sha1_ctx c;
 	struct gittree_ent *ne = xmalloc((n + 1) * sizeof(*ne));
@@ -402,6 +409,7 @@ store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out)
 	if (k < 0 || (size_t)k >= sizeof(hdr)) {
 		free(ne);
 		free(raw);
+		free(chg);
 		return ERR_INVAL;
 	}
 	patchid_sha1_init(&c);
@@ -420,6 +428,14 @@ store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out)
 		parsed_add(r->trees, s);
 	} else {
 		free(ne);
+	}
+	if (base && !s->has_from) {
+		s->has_from = true;
+		s->from = *base;
+		s->chg = chg;
+		s->nchg = nchg;
+	} else {
+		free(chg);
 	}
 	return ERR_OK;
 }
@@ -443,9 +459,10 @@ update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
     size_t n, size_t depth, git_oid *out, bool *empty)
 {
 	struct tslot *bs;
-	size_t nv = 0, i, j, at;
+	size_t nv = 0, i, j, at, nchg = 0;
 	struct gittree_ent *v = NULL;
 	git_oid *sub = xcalloc(n, sizeof(*sub));
+	struct gittree_chg *chg = xcalloc(n ? n : 1, sizeof(*chg)), *c;
 	bool found;
 	enum err e = ERR_OK;
 
@@ -483,6 +500,11 @@ update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
 				break;
 			}
 		}
+		/* What this entry was, before it changes. */
+		c = &chg[nchg];
+		c->has_old = found;
+		if (found)
+			memcpy(c->old, v[at].id, 20);
 		if (folder) {
 			bool gone;
 			e = update(r, found ? (const git_oid *)v[at].id : NULL,
@@ -503,6 +525,9 @@ update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
 				v[at].len = hl;
 				v[at].mode = 0040000;
 				v[at].id = sub[i].id;
+				c->mode = 0040000;
+				memcpy(c->id, sub[i].id, 20);
+				nchg++;
 			}
 		} else if (u[i].action == GIT_TREE_UPDATE_REMOVE) {
 			if (!found) {
@@ -521,12 +546,18 @@ update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
 			v[at].len = hl;
 			v[at].mode = (unsigned)u[i].filemode;
 			v[at].id = u[i].id.id;
+			c->mode = (unsigned)u[i].filemode;
+			memcpy(c->id, u[i].id.id, 20);
+			nchg++;
 		}
 	}
 	*empty = nv == 0;
-	if (e == ERR_OK && (nv > 0 || depth == 0))
-		e = store(r, v, nv, out);
+	if (e == ERR_OK && (nv > 0 || depth == 0)) {
+		e = store(r, v, nv, out, base, chg, nchg);
+		chg = NULL;
+	}
 out:
+	free(chg);
 	free(v);
 	free(sub);
 	return e;
@@ -627,6 +658,21 @@ gittree_entries(
 	*out = v;
 	*n = ts->nents;
 	return ERR_OK;
+}
+
+bool
+gittree_changes(struct gitrepo *r, const git_oid *id, git_oid *from,
+    struct gittree_chg **chg, size_t *n)
+{
+	struct tslot *s = r->trees ? trees_find(r->trees, id) : NULL;
+
+	if (s == NULL || !s->has_from)
+		return false;
+	*from = s->from;
+	*chg = xmalloc((s->nchg + 1) * sizeof(**chg));
+	memcpy(*chg, s->chg, s->nchg * sizeof(**chg));
+	*n = s->nchg;
+	return true;
 }
 
 bool

@@ -324,6 +324,64 @@ test_reuse(void **state)
 	}
 }
 
+/*
+ * The results of applying sections are kept in the repository: another
+ * process (here: the repository opened again) that builds the queue
+ * without one patch takes the sections of the others from there, and
+ * its commits are still git am's.  A damaged file is left out.
+ */
+static void
+test_cache_kept(void **state)
+{
+	static const int without4[] = { 1, 2, 3, 5, 6, 0 };
+	struct gitstage_result res[NPATCH];
+	struct gitstage_entry less[NPATCH - 1];
+	char tip[41], path[300];
+	char *want, *got;
+	size_t i, len = 0;
+	FILE *f;
+
+	(void)state;
+	for (i = 0; i < NPATCH - 1; i++)
+		less[i] = ent[i < 3 ? i : i + 1];
+	want = am_ids("up", without4);
+	build("up", ent, NPATCH, NULL, 0, res, tip);
+	snprintf(path, sizeof(path), "%s/stage.git", tmp);
+	gitrepo_free(stage);
+	assert_int_equal(gitrepo_open(path, &stage), ERR_OK);
+	assert_int_equal(gitrepo_kept_hits(stage), 0);
+	build("up", less, NPATCH - 1, NULL, 0, res, tip);
+	/* Every section: f (relocated), the new n, h, and g's two steps
+	 * (its patch on its own preimage, then the three-way merge). */
+	assert_int_equal(gitrepo_kept_hits(stage), 5);
+	got = our_ids(res, NPATCH - 1);
+	assert_string_equal(got, want);
+	free(got);
+	assert_int_equal(gt_sh("git -C %s/stage.git fsck --strict "
+	                       "--no-progress --no-dangling %s",
+	                     tmp, tip),
+	    0);
+
+	/* One byte less: the file is not whole, and is left out. */
+	gitrepo_free(stage);
+	snprintf(path, sizeof(path), "%s/stage.git/patchyard-apply-cache", tmp);
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = (size_t)ftell(f);
+	fclose(f);
+	assert_true(len > 40);
+	assert_int_equal(truncate(path, (off_t)len - 1), 0);
+	snprintf(path, sizeof(path), "%s/stage.git", tmp);
+	assert_int_equal(gitrepo_open(path, &stage), ERR_OK);
+	build("up", less, NPATCH - 1, NULL, 0, res, tip);
+	assert_int_equal(gitrepo_kept_hits(stage), 0);
+	got = our_ids(res, NPATCH - 1);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+}
+
 static void
 test_conflict_in_the_middle(void **state)
 {
@@ -576,6 +634,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_equals_git_am),
 		cmocka_unit_test(test_reuse),
+		cmocka_unit_test(test_cache_kept),
 		cmocka_unit_test(test_conflict_in_the_middle),
 		cmocka_unit_test(test_deterministic_and_errors),
 		cmocka_unit_test(test_big_build_writes_a_pack),

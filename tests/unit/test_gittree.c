@@ -68,6 +68,73 @@ up(const char *path, int b)
 	return u;
 }
 
+/*
+ * What gittree_changes() says tree was made of: from is base, every
+ * entry of tree that base lacks or has otherwise is listed with base's
+ * id, and nothing else is (no entry twice); the folders made on the way
+ * are checked the same way.
+ */
+static void
+check_changes(const git_oid *base, const git_oid *tree)
+{
+	struct gittree_chg *chg = NULL;
+	git_tree *bt = NULL, *t = NULL;
+	git_oid from;
+	bool used[64] = { false };
+	size_t n = 0, i, k, listed = 0;
+
+	if (git_oid_equal(base, tree))
+		return;
+	assert_true(gittree_changes(r, tree, &from, &chg, &n));
+	assert_true(git_oid_equal(&from, base));
+	assert_true(n <= 64);
+	assert_int_equal(git_tree_lookup(&bt, r->repo, base), 0);
+	assert_int_equal(git_tree_lookup(&t, r->repo, tree), 0);
+	/* Entries that changed first (each takes a record of its own), then
+	 * unchanged ones an update set again may take what is left. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (i = 0; i < git_tree_entrycount(t); i++) {
+			const git_tree_entry *te = git_tree_entry_byindex(t, i);
+			const git_tree_entry *be =
+			    git_tree_entry_byname(bt, git_tree_entry_name(te));
+			bool same = be &&
+			    git_oid_equal(
+			        git_tree_entry_id(be), git_tree_entry_id(te)) &&
+			    git_tree_entry_filemode(be) ==
+			        git_tree_entry_filemode(te);
+
+			if (same != (pass == 1))
+				continue;
+			for (k = 0; k < n; k++)
+				if (!used[k] &&
+				    memcmp(chg[k].id, git_tree_entry_id(te)->id,
+				        20) == 0 &&
+				    chg[k].mode ==
+				        (unsigned)git_tree_entry_filemode(te) &&
+				    chg[k].has_old == (be != NULL) &&
+				    (!be ||
+				        memcmp(chg[k].old,
+				            git_tree_entry_id(be)->id,
+				            20) == 0))
+					break;
+			if (same && k == n)
+				continue;
+			assert_true(k < n); /* a change with no record */
+			used[k] = true;
+			listed++;
+			if (!same && be &&
+			    git_tree_entry_type(te) == GIT_OBJECT_TREE &&
+			    git_tree_entry_type(be) == GIT_OBJECT_TREE)
+				check_changes(git_tree_entry_id(be),
+				    git_tree_entry_id(te));
+		}
+	}
+	assert_int_equal(listed, n); /* no record of what did not change */
+	git_tree_free(bt);
+	git_tree_free(t);
+	free(chg);
+}
+
 /* Apply u with both and check they agree; the new tree into out. */
 static void
 both(const git_oid *base, const git_tree_update *u, size_t n, git_oid *out)
@@ -80,6 +147,7 @@ both(const git_oid *base, const git_tree_update *u, size_t n, git_oid *out)
 	git_tree_free(bt);
 	assert_int_equal(gittree_update(r, base, u, n, out), ERR_OK);
 	assert_string_equal(git_oid_tostr_s(out), git_oid_tostr_s(&want));
+	check_changes(base, out);
 }
 
 static git_oid
