@@ -24,6 +24,7 @@
 
 #include "parsers/charset.h"
 #include "parsers/limits.h"
+#include "parsers/mime_etpan.h"
 #include "util/ascii.h"
 #include "util/base64.h"
 #include "util/qp.h"
@@ -557,7 +558,7 @@ walk_multi(struct walk *w, struct mailmime *mm, const char *type, size_t depth)
 	 * last line starting with '-' (every removed line of a patch): that
 	 * part then runs to the end of this one instead.
 	 */
-	if ((b = mailmime_extract_boundary(mm->mm_content_type)) != NULL) {
+	if ((b = mime_etpan_boundary(mm->mm_content_type)) != NULL) {
 		open = delimiter_at(body, blen, b, strlen(b), true) < 0;
 		free(b);
 	}
@@ -710,12 +711,12 @@ parse_multipart(struct walk *w, struct info *in, struct str ct, struct str b,
 	w->base = buf;
 	w->hlen = hlen;
 	w->body = body;
-	if (mailmime_parse(buf, n, &idx, &mm) != MAILIMF_NO_ERROR)
+	if (mime_etpan_parse(buf, n, &idx, &mm) != MAILIMF_NO_ERROR)
 		return as_text(w, in, body, len);
 	if (mm->mm_type == MAILMIME_MESSAGE &&
 	    mm->mm_data.mm_message.mm_msg_mime != NULL)
 		e = walk(w, mm->mm_data.mm_message.mm_msg_mime, 1, false, NULL);
-	mailmime_free(mm);
+	mime_etpan_free(mm);
 	if (e == ERR_OK && w->m->nparts == 0)
 		w->m->flags |= MIME_F_BROKEN;
 	return e;
