@@ -100,14 +100,14 @@ out_be32(struct out *o, uint32_t v)
 	out_put(o, b, 4);
 }
 
-/* One object: type and size, then its bytes as stored blocks. */
+/* An object's header: its type (or 6, OFS_DELTA) and size. */
 static void
-out_object(struct out *o, git_object_t type, const unsigned char *p, size_t n)
+out_header(struct out *o, unsigned type, size_t sz)
 {
-	unsigned char h[16], blk[5];
-	size_t k = 0, left = n, sz = n;
+	unsigned char h[16];
+	size_t k = 0;
 
-	h[k] = (unsigned char)(((unsigned)type << 4) | (sz & 15));
+	h[k] = (unsigned char)((type << 4) | (sz & 15));
 	sz >>= 4;
 	while (sz) {
 		h[k++] |= 0x80;
@@ -115,6 +115,15 @@ out_object(struct out *o, git_object_t type, const unsigned char *p, size_t n)
 		sz >>= 7;
 	}
 	out_put(o, h, k + 1);
+}
+
+/* Bytes as a zlib stream of stored blocks. */
+static void
+out_stored(struct out *o, const unsigned char *p, size_t n)
+{
+	unsigned char blk[5];
+	size_t left = n;
+
 	out_put(o, "\x78\x01", 2);
 	do {
 		size_t len = left < STORED_MAX ? left : STORED_MAX;
@@ -128,6 +137,29 @@ out_object(struct out *o, git_object_t type, const unsigned char *p, size_t n)
 		left -= len;
 	} while (left > 0);
 	out_be32(o, (uint32_t)adler32_z(adler32_z(0, NULL, 0), p, n));
+}
+
+/* One object: type and size, then its bytes as stored blocks. */
+static void
+out_object(struct out *o, git_object_t type, const unsigned char *p, size_t n)
+{
+	out_header(o, (unsigned)type, n);
+	out_stored(o, p, n);
+}
+
+/* A delta against the object dist bytes before this one (OFS_DELTA). */
+static void
+out_ofs_delta(struct out *o, uint64_t dist, const unsigned char *p, size_t n)
+{
+	unsigned char b[16];
+	size_t k = sizeof(b) - 1;
+
+	out_header(o, 6, n);
+	b[k] = (unsigned char)(dist & 127);
+	while (dist >>= 7)
+		b[--k] = (unsigned char)(128 | (--dist & 127));
+	out_put(o, b + k, sizeof(b) - k);
+	out_stored(o, p, n);
 }
 
 /* ---- the index ---- */
@@ -197,48 +229,100 @@ open_tmp(struct gitrepo *r, char *path, size_t n, const char *what)
 	return fd;
 }
 
+/*
+ * The objects written so far, by id: a tree the build made as a small
+ * delta against one of them goes in as that delta (OFS_DELTA), at most
+ * DELTA_DEPTH deep (git's pack.depth).
+ */
+#define DELTA_DEPTH 50
+
+struct written {
+	size_t *slot; /* index + 1 into v, 0 when empty */
+	unsigned char *depth; /* per index of v */
+	size_t cap;
+};
+
+static size_t *
+written_slot(struct written *w, const struct ent *v, const git_oid *id)
+{
+	size_t h;
+
+	memcpy(&h, id->id, sizeof(h));
+	for (h &= w->cap - 1; w->slot[h]; h = (h + 1) & (w->cap - 1))
+		if (git_oid_equal(&v[w->slot[h] - 1].id, id))
+			break;
+	return &w->slot[h];
+}
+
+/* Write object i (oids[i]) of the pack. */
+static enum err
+write_one(struct gitrepo *r, struct out *o, struct ent *v, size_t i,
+    struct written *w)
+{
+	const git_oid *id = &v[i].id;
+	git_odb_object *obj;
+	const void *p;
+	void *data = NULL;
+	git_object_t type;
+	git_oid base;
+	size_t len, *bs;
+
+	w->depth[i] = 0;
+	if (gittree_delta(r, id, &base, &p, &len) &&
+	    *(bs = written_slot(w, v, &base)) != 0 &&
+	    w->depth[*bs - 1] < DELTA_DEPTH) {
+		w->depth[i] = (unsigned char)(w->depth[*bs - 1] + 1);
+		out_ofs_delta(o, v[i].off - v[*bs - 1].off, p, len);
+		return ERR_OK;
+	}
+	/* What a build made is in memory, hashed when it was made, and its
+	 * trees in the tree cache (made here or read there verified): read
+	 * them there, not through the object database, which would hash
+	 * them again. */
+	if (gittree_cached(r, id, &p, &len)) {
+		out_object(o, GIT_OBJECT_TREE, p, len);
+	} else if (r->mempack &&
+	    r->mempack->read(&data, &len, &type, r->mempack, id) == 0) {
+		out_object(o, type, data, len);
+		git_odb_backend_data_free(r->mempack, data);
+	} else {
+		if (git_odb_read(&obj, r->odb, id) < 0)
+			return gitpriv_fail(git_oid_tostr_s(id), "object lost");
+		out_object(o, git_odb_object_type(obj),
+		    git_odb_object_data(obj), git_odb_object_size(obj));
+		git_odb_object_free(obj);
+	}
+	return ERR_OK;
+}
+
 /* Write the pack to fd; entries get offsets and CRCs. */
 static enum err
 write_pack(struct gitrepo *r, struct out *o, const git_oid *oids, size_t n,
     struct ent *v, unsigned char sha[20])
 {
-	git_odb_object *obj;
+	struct written w;
 	size_t i;
+	enum err e = ERR_OK;
 
+	for (w.cap = 16; w.cap < 2 * n; w.cap *= 2)
+		;
+	w.slot = xcalloc(w.cap, sizeof(*w.slot));
+	w.depth = xcalloc(n ? n : 1, 1);
 	out_put(o, "PACK", 4);
 	out_be32(o, 2);
 	out_be32(o, (uint32_t)n);
-	for (i = 0; i < n; i++) {
-		void *data = NULL;
-		size_t len;
-		git_object_t type;
-
+	for (i = 0; i < n && e == ERR_OK; i++) {
 		v[i].id = oids[i];
 		v[i].off = o->off;
 		o->crc = 0;
-		/* What a build made is in memory, hashed when it was made,
-		 * and its trees in the tree cache (made here or read there
-		 * verified): read them there, not through the object
-		 * database, which would hash them again. */
-		const void *tree;
-
-		if (gittree_cached(r, &oids[i], &tree, &len)) {
-			out_object(o, GIT_OBJECT_TREE, tree, len);
-		} else if (r->mempack &&
-		    r->mempack->read(
-		        &data, &len, &type, r->mempack, &oids[i]) == 0) {
-			out_object(o, type, data, len);
-			git_odb_backend_data_free(r->mempack, data);
-		} else {
-			if (git_odb_read(&obj, r->odb, &oids[i]) < 0)
-				return gitpriv_fail(
-				    git_oid_tostr_s(&oids[i]), "object lost");
-			out_object(o, git_odb_object_type(obj),
-			    git_odb_object_data(obj), git_odb_object_size(obj));
-			git_odb_object_free(obj);
-		}
+		e = write_one(r, o, v, i, &w);
 		v[i].crc = o->crc;
+		*written_slot(&w, v, &oids[i]) = i + 1;
 	}
+	free(w.slot);
+	free(w.depth);
+	if (e != ERR_OK)
+		return e;
 	patchid_sha1_final(&o->sha, sha);
 	out_put(o, sha, 20);
 	out_flush(o);

@@ -129,6 +129,12 @@ struct gittree_chg {
 bool gittree_changes(struct gitrepo *r, const git_oid *id, git_oid *from,
     struct gittree_chg **chg, size_t *n);
 
+/* When the cache made tree id from tree *base and the difference is
+ * small: it as a git delta against *base (gitformat-pack), valid until
+ * the next call into gittree. */
+bool gittree_delta(struct gitrepo *r, const git_oid *id, git_oid *base,
+    const void **p, size_t *n);
+
 /* The bytes of tree id when the cache holds them (read verified, or
  * made and hashed here); valid until the next call into gittree. */
 bool gittree_cached(

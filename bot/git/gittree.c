@@ -50,6 +50,8 @@ struct tslot {
 	git_oid from;
 	struct gittree_chg *chg;
 	size_t nchg;
+	unsigned char *delta; /* raw as a git delta against from, or NULL */
+	size_t ndelta;
 };
 
 /* Slots that keep their parsed entries.  A build reads and updates the
@@ -73,6 +75,7 @@ slot_clear(struct tslot *s)
 	free(s->raw);
 	free(s->ents);
 	free(s->chg);
+	free(s->delta);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -372,15 +375,127 @@ put_mode(unsigned char *p, unsigned mode)
 	return k;
 }
 
+/*
+ * A tree as a git delta (gitformat-pack: the sizes, then copies from the
+ * base and bytes inserted) against the tree it was updated from: the
+ * entries it kept are runs of the base's bytes, so a change to a
+ * 1,700-entry folder is a delta of a few dozen bytes where the tree is
+ * 70 KB, and the pack that persists a build writes that instead
+ * (bot/git/gitpack.c).
+ */
+struct delta {
+	struct buf b;
+	size_t copy_off, copy_n; /* the pending copy */
+	size_t ins_from, ins_n; /* the pending insert, in the new tree */
+};
+
+static void
+delta_varint(struct buf *b, size_t v)
+{
+	unsigned char c[10];
+	size_t k = 0;
+
+	do {
+		c[k] = (unsigned char)(v & 0x7f);
+		v >>= 7;
+		if (v)
+			c[k] |= 0x80;
+		k++;
+	} while (v);
+	buf_add(b, c, k);
+}
+
+static void
+delta_flush_copy(struct delta *d)
+{
+	while (d->copy_n > 0) {
+		size_t n = d->copy_n > 0x10000 ? 0x10000 : d->copy_n;
+		size_t off = d->copy_off, sz = n == 0x10000 ? 0 : n;
+		unsigned char op[8];
+		size_t k = 1, i;
+
+		op[0] = 0x80;
+		for (i = 0; i < 4; i++)
+			if ((off >> (8 * i)) & 0xff) {
+				op[0] |= (unsigned char)(1u << i);
+				op[k++] = (unsigned char)(off >> (8 * i));
+			}
+		for (i = 0; i < 3; i++)
+			if ((sz >> (8 * i)) & 0xff) {
+				op[0] |= (unsigned char)(0x10u << i);
+				op[k++] = (unsigned char)(sz >> (8 * i));
+			}
+		buf_add(&d->b, op, k);
+		d->copy_off += n;
+		d->copy_n -= n;
+	}
+}
+
+static void
+delta_flush_insert(struct delta *d, const unsigned char *raw)
+{
+	while (d->ins_n > 0) {
+		unsigned char n =
+		    (unsigned char)(d->ins_n > 127 ? 127 : d->ins_n);
+
+		buf_add(&d->b, &n, 1);
+		buf_add(&d->b, raw + d->ins_from, n);
+		d->ins_from += n;
+		d->ins_n -= n;
+	}
+}
+
+/* The new tree's bytes [at, at + n) are the base's [boff, boff + n),
+ * or (boff SIZE_MAX) its own. */
+static void
+delta_add(
+    struct delta *d, const unsigned char *raw, size_t at, size_t n, size_t boff)
+{
+	if (boff == SIZE_MAX) {
+		delta_flush_copy(d);
+		if (d->ins_n == 0)
+			d->ins_from = at;
+		d->ins_n += n;
+		return;
+	}
+	delta_flush_insert(d, raw);
+	if (d->copy_n > 0 && d->copy_off + d->copy_n == boff) {
+		d->copy_n += n;
+		return;
+	}
+	delta_flush_copy(d);
+	d->copy_off = boff;
+	d->copy_n = n;
+}
+
+/* Where the entry serialised at [at, at + n), whose name and id are
+ * name (len bytes) and id, is in the base's bytes: its offset there,
+ * or SIZE_MAX when those are not the base's (a changed entry). */
+static size_t
+in_base(const struct tslot *bs, const char *name, size_t len,
+    const unsigned char *id, const unsigned char *at, size_t n)
+{
+	uintptr_t lo = (uintptr_t)bs->raw, hi = lo + bs->n;
+	uintptr_t nm = (uintptr_t)name, head = n - len - 21;
+
+	if (nm < lo + head || nm + len + 21 > hi ||
+	    (uintptr_t)id != nm + len + 1 ||
+	    memcmp(bs->raw + (nm - lo - head), at, n) != 0)
+		return SIZE_MAX;
+	return (size_t)(nm - lo - head);
+}
+
 /* The serialised tree of v, hashed, stored in memory and in the cache;
  * with base, what it changed of base (chg, which store() takes). */
 static enum err
 store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out,
-    const git_oid *base, struct gittree_chg *chg, size_t nchg)
+    const git_oid *base, const struct tslot *bs, struct gittree_chg *chg,
+    size_t nchg)
 {
 	struct patchid_sha1_ctx c;
 	struct gittree_ent *ne = xmalloc((n + 1) * sizeof(*ne));
 	unsigned char *raw, *p;
+	struct delta d;
 	struct tslot *s;
 	char hdr[32];
 	size_t i, len = 0;
@@ -389,9 +504,14 @@ store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out,
 	for (i = 0; i < n; i++)
 		len += 12 + v[i].len + 1 + 20;
 	p = raw = xmalloc(len + 1);
+	memset(&d, 0, sizeof(d));
+	buf_init(&d.b, 0);
 	/* The entries of the new tree come with it: the next look at it
 	 * needs no parse. */
 	for (i = 0; i < n; i++) {
+		unsigned char *at = p;
+		size_t boff = SIZE_MAX;
+
 		p += put_mode(p, v[i].mode);
 		*p++ = ' ';
 		memcpy(p, v[i].name, v[i].len);
@@ -403,8 +523,19 @@ store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out,
 		memcpy(p, v[i].id, 20);
 		ne[i].id = p;
 		p += 20;
+		/* An entry kept from the base: the same bytes are there. */
+		if (bs)
+			boff = in_base(bs, v[i].name, v[i].len, v[i].id, at,
+			    (size_t)(p - at));
+		if (bs)
+			delta_add(&d, raw, (size_t)(at - raw), (size_t)(p - at),
+			    boff);
 	}
 	len = (size_t)(p - raw);
+	if (bs) {
+		delta_flush_copy(&d);
+		delta_flush_insert(&d, raw);
+	}
 	k = snprintf(hdr, sizeof(hdr), "tree %zu", len);
 	if (k < 0 || (size_t)k >= sizeof(hdr)) {
 		free(ne);
@@ -434,9 +565,19 @@ store(struct gitrepo *r, const struct gittree_ent *v, size_t n, git_oid *out,
 		s->from = *base;
 		s->chg = chg;
 		s->nchg = nchg;
+		/* Worth it when it is much smaller than the tree. */
+		if (bs && d.b.n < len / 4) {
+			struct buf h = BUF_INIT;
+
+			delta_varint(&h, bs->n);
+			delta_varint(&h, len);
+			buf_add(&h, d.b.p, d.b.n);
+			s->delta = (unsigned char *)buf_detach(&h, &s->ndelta);
+		}
 	} else {
 		free(chg);
 	}
+	buf_free(&d.b);
 	return ERR_OK;
 }
 
@@ -553,7 +694,7 @@ update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
 	}
 	*empty = nv == 0;
 	if (e == ERR_OK && (nv > 0 || depth == 0)) {
-		e = store(r, v, nv, out, base, chg, nchg);
+		e = store(r, v, nv, out, base, base ? bs : NULL, chg, nchg);
 		chg = NULL;
 	}
 out:
@@ -672,6 +813,20 @@ gittree_changes(struct gitrepo *r, const git_oid *id, git_oid *from,
 	*chg = xmalloc((s->nchg + 1) * sizeof(**chg));
 	memcpy(*chg, s->chg, s->nchg * sizeof(**chg));
 	*n = s->nchg;
+	return true;
+}
+
+bool
+gittree_delta(struct gitrepo *r, const git_oid *id, git_oid *base,
+    const void **p, size_t *n)
+{
+	struct tslot *s = r->trees ? trees_find(r->trees, id) : NULL;
+
+	if (s == NULL || s->delta == NULL)
+		return false;
+	*base = s->from;
+	*p = s->delta;
+	*n = s->ndelta;
 	return true;
 }
 

@@ -227,6 +227,75 @@ commit_of(const git_oid *t)
 	return id;
 }
 
+/* A commit of tree t on parent p, in memory. */
+static git_oid
+commit_on(const git_oid *t, const git_oid *p)
+{
+	char text[320], ph[41];
+	git_oid id;
+	int k = snprintf(text, sizeof(text),
+	    "tree %s\nparent %s\nauthor A <a@example.org> 1700000000 +0000\n"
+	    "committer C <c@example.org> 1700000000 +0000\n\nmade\n",
+	    git_oid_tostr_s(t), git_oid_tostr(ph, sizeof(ph), p));
+
+	assert_int_equal(
+	    gitpriv_object(r, GIT_OBJECT_COMMIT, text, (size_t)k, &id), ERR_OK);
+	return id;
+}
+
+/*
+ * A queue of small changes to a big folder: each new version of the
+ * folder goes into the pack as a delta against the
+ * one before (OFS_DELTA, as git writes), at most 50 deep, and git reads
+ * every one back to its id.
+ */
+static void
+test_trees_packed_as_deltas(void **state)
+{
+	static char names[400][32];
+	git_tree_update u[400];
+	git_oid t, t2, c, c2;
+	char *chains;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 400; i++) {
+		snprintf(names[i], sizeof(names[i]), "big/f%zu", i);
+		u[i] = up(names[i], 0);
+	}
+	t = empty_tree();
+	assert_int_equal(gittree_update(r, &t, u, 400, &t2), ERR_OK);
+	c = commit_of(&t2);
+	for (i = 0; i < 130; i++) {
+		/* (blobs 0 and 1 are on disk: the others went with the
+		 * discarded build of test_made_trees_kept_once) */
+		git_tree_update one = up(names[i * 3 % 400], 1);
+
+		t = t2;
+		assert_int_equal(gittree_update(r, &t, &one, 1, &t2), ERR_OK);
+		c2 = commit_on(&t2, &c);
+		c = c2;
+	}
+	assert_int_equal(gitpriv_persist(r, &c, 1), ERR_OK);
+	assert_int_equal(gt_sh("git -C %s/t.git fsck --strict --no-progress "
+	                       "--no-dangling %s",
+	                     tmp, git_oid_tostr_s(&c)),
+	    0);
+	chains = gt_out("cd %s/t.git/objects/pack && for i in *.idx; do "
+	                "git verify-pack -v $i | grep 'chain length'; done | "
+	                "sed 's/ objects\\?$//' | sort -t= -k2 -n | tail -1",
+	    tmp);
+	assert_non_null(chains);
+	/* 131 versions of big/: whole, 50 deltas, whole, 50, whole, 28.
+	 * (The root, one entry, is not worth a delta.) */
+	assert_string_equal(chains, "chain length = 50: 2");
+	assert_int_equal(
+	    gt_sh("git -C %s/t.git cat-file -p %s:big/f0 >/dev/null", tmp,
+	        git_oid_tostr_s(&c)),
+	    0);
+	free(chains);
+}
+
 /*
  * A tree made here is kept once, in the tree cache, not copied into the
  * in-memory object store: the object database still reads it (through
@@ -348,6 +417,7 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_bypath),
 		cmocka_unit_test(test_made_trees_kept_once),
+		cmocka_unit_test(test_trees_packed_as_deltas),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
