@@ -32,9 +32,12 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
-/* Deltas in a row before a made tree is kept whole (git's pack.depth):
- * the pack writer follows the same limit (bot/git/gitpack.c). */
-#define DELTA_DEPTH 50
+/* Deltas in a row before a made tree is kept whole, in memory and so in
+ * the pack: reading a version back (libgit2 in the next rebuild, which
+ * starts from one of them) applies at most this many.  git's pack.depth
+ * is 50; git also keeps the newest versions whole, where a build's
+ * chains start at the oldest, so shorter chains here. */
+#define DELTA_DEPTH 16
 
 /* Bytes of trees kept; past it the cache starts over. */
 #define TREES_MAX ((size_t)32 << 20)

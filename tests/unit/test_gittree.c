@@ -246,7 +246,7 @@ commit_on(const git_oid *t, const git_oid *p)
 /*
  * A queue of small changes to a big folder: each new version of the
  * folder goes into the pack as a delta against the
- * one before (OFS_DELTA, as git writes), at most 50 deep, and git reads
+ * one before (OFS_DELTA, as git writes), at most 15 deep, and git reads
  * every one back to its id.
  */
 static void
@@ -298,9 +298,9 @@ test_trees_packed_as_deltas(void **state)
 	                "sed 's/ objects\\?$//' | sort -t= -k2 -n | tail -1",
 	    tmp);
 	assert_non_null(chains);
-	/* 131 versions of big/: whole, 49 deltas, whole, 49, whole, 29.
-	 * (The root, one entry, is not worth a delta.) */
-	assert_string_equal(chains, "chain length = 49: 2");
+	/* 131 versions of big/: whole and 15 deltas, 8 times, then whole
+	 * and 2.  (The root, one entry, is not worth a delta.) */
+	assert_string_equal(chains, "chain length = 15: 8");
 	assert_int_equal(
 	    gt_sh("git -C %s/t.git cat-file -p %s:big/f0 >/dev/null", tmp,
 	        git_oid_tostr_s(&c)),
