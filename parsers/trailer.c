@@ -42,7 +42,7 @@ struct collect {
 	struct arena *a;
 	enum trailer_mode mode;
 	struct trailer *v;
-	size_t n;
+	size_t n, cap;
 	bool over; /* more than LIMIT_TRAILERS */
 };
 
@@ -207,6 +207,8 @@ add(struct collect *c, struct str name, struct str value)
 	}
 	t.name = canonical(c->a, name);
 	t.value = arena_strndup(c->a, value.p, value.n);
+	/* Grown as found: most texts have a few, or none. */
+	c->v = xgrow(c->v, &c->cap, c->n + 1, sizeof(*c->v));
 	c->v[c->n++] = t;
 }
 
@@ -413,7 +415,6 @@ trailer_parse(struct arena *a, struct str text, enum trailer_mode m,
 	*out = NULL;
 	*n = 0;
 	lines_split(text, &ls);
-	c.v = xcalloc(LIMIT_TRAILERS, sizeof(*c.v));
 	if (m == TRAILER_BLOCK)
 		parse_block(&c, &ls);
 	else
