@@ -63,6 +63,8 @@ struct gitrepo {
 	int lockfd; /* patchyard.lock in the git dir, held shared */
 	struct gitcache cache;
 	struct gittrees *trees; /* trees in memory (bot/git/gittree.c) */
+	bool loose_known; /* loose_dirs was read (gitpriv_on_disk()) */
+	unsigned char loose_dirs[32]; /* objects/XX/ folders, a bit each */
 };
 
 /*

@@ -87,14 +87,17 @@ series_text(struct buf *b, const struct gitquilt_patch *p, size_t n)
 	return e;
 }
 
-/* A blob into the tree builder under name. */
+/* A blob into the tree builder under name.  Straight into the in-memory
+ * store (gitpriv_blob()): libgit2's git_blob_create_from_buffer() first
+ * looks for each blob on disk to freshen it, and reads the pack folder
+ * again when it is not there, 300 times for a queue of 300. */
 static int
-put_blob(git_repository *repo, git_treebuilder *tb, const char *name,
+put_blob(struct gitrepo *r, git_treebuilder *tb, const char *name,
     const char *p, size_t n)
 {
 	git_oid id;
 
-	if (git_blob_create_from_buffer(&id, repo, p, n) < 0)
+	if (gitpriv_blob(r, p, n, &id) != ERR_OK)
 		return -1;
 	return git_treebuilder_insert(NULL, tb, name, &id, GIT_FILEMODE_BLOB);
 }
@@ -117,12 +120,12 @@ make_tree(
 	if (rc == 0)
 		rc = git_treebuilder_new(&dir, r->repo, NULL);
 	if (rc == 0)
-		rc = put_blob(r->repo, dir, "series", buf_cstr(&b), b.n);
+		rc = put_blob(r, dir, "series", buf_cstr(&b), b.n);
 	for (i = 0; i < n && rc == 0; i++) {
 		if (p[i].comment)
 			continue;
 		snprintf(name, sizeof(name), "%s.patch", p[i].slug);
-		rc = put_blob(r->repo, dir, name, p[i].text ? p[i].text : "",
+		rc = put_blob(r, dir, name, p[i].text ? p[i].text : "",
 		    p[i].text ? p[i].len : 0);
 	}
 	if (rc == 0)

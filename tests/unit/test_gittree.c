@@ -309,6 +309,34 @@ test_trees_packed_as_deltas(void **state)
 }
 
 /*
+ * A loose object is on disk whether its fan-out folder was there when
+ * the repository was first asked (git made it, before this open), or was
+ * made since by persisting here (test_made_trees_kept_once).
+ */
+static void
+test_loose_objects_found(void **state)
+{
+	struct gitrepo *r2 = NULL;
+	char path[300];
+	char *hex;
+	git_oid id, none;
+
+	(void)state;
+	hex = gt_out("cd %s/t.git && echo made by git | git hash-object -w "
+	             "--stdin",
+	    tmp);
+	assert_non_null(hex);
+	assert_true(gitpriv_oid(&id, hex));
+	snprintf(path, sizeof(path), "%s/t.git", tmp);
+	assert_int_equal(gitrepo_open(path, &r2), ERR_OK);
+	assert_true(gitpriv_on_disk(r2, &id));
+	memset(none.id, 0xab, sizeof(none.id));
+	assert_false(gitpriv_on_disk(r2, &none));
+	gitrepo_free(r2);
+	free(hex);
+}
+
+/*
  * A tree made here is kept once, in the tree cache, not copied into the
  * in-memory object store: the object database still reads it (through
  * gittrees_backend()), nothing takes it for on disk, persisting writes
@@ -430,6 +458,7 @@ main(void)
 		cmocka_unit_test(test_bypath),
 		cmocka_unit_test(test_made_trees_kept_once),
 		cmocka_unit_test(test_trees_packed_as_deltas),
+		cmocka_unit_test(test_loose_objects_found),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
