@@ -546,9 +546,11 @@ in_base(const struct tslot *bs, const char *name, size_t len,
 	uintptr_t lo = (uintptr_t)bs->raw, hi = lo + bs->n;
 	uintptr_t nm = (uintptr_t)name, head = n - len - 21;
 
+	/* The name and id are the base's bytes already (views into them):
+	 * only the mode before them may be written otherwise there. */
 	if (nm < lo + head || nm + len + 21 > hi ||
 	    (uintptr_t)id != nm + len + 1 ||
-	    memcmp(bs->raw + (nm - lo - head), at, n) != 0)
+	    memcmp(bs->raw + (nm - lo - head), at, head) != 0)
 		return SIZE_MAX;
 	return (size_t)(nm - lo - head);
 }
