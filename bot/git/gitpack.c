@@ -10,7 +10,9 @@
  * costs more than the build; its indexer hashes every object again with
  * the collision-detecting SHA-1.  Here every object goes in whole, as a
  * zlib stream of stored blocks (RFC 1950/1951, BTYPE 00: no compression
- * work; `patchyard gc` makes a small pack of it later), and the index is
+ * work; `patchyard gc` makes a small pack of it later), but for the trees
+ * a build made by updating an earlier one in the same pack: those go in
+ * as the delta the tree cache made (OFS_DELTA), and the index is
  * written from what we know already: each object's id, offset and the
  * CRC-32 of its packed bytes.  The pack appears under its final name
  * first, the index after it, as git does: readers look for indexes.

@@ -9,7 +9,8 @@
  *
  * Objects made while building live in memory first and reach the disk
  * only when something reachable from a result needs them (as loose
- * objects, or as one uncompressed pack for a big build: run `patchyard gc`
+ * objects, or as one pack for a big build, uncompressed but for its trees,
+ * which are deltas against each other: run `patchyard gc`
  * now and then, or let `patchyard run` do it), so a build that fails half-way
  * leaves nothing behind, and no ref ever names an object that is not on
  * disk.  A struct gitrepo is used by one thread at a time; it keeps a
