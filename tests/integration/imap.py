@@ -142,7 +142,8 @@ def scenario(tmp):
     time.sleep(1.0)
     d.start()
     n = y.wait_for(703, 60)
-    check('after a kill mid-fetch (at %d) and a restart, every mail is in' % at, n == 703, n)
+    check('after a kill mid-fetch (at %d) and a restart, every mail is in' % at, n == 703,
+          '%d; %s' % (n, y.logtext()[-2000:]))
     db = y.db()
     dup = db.execute('SELECT count(*) - count(DISTINCT msgid), sum(deliveries) - count(*)'
                      ' FROM message').fetchone()
