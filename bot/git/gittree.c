@@ -770,7 +770,11 @@ update(struct gitrepo *r, const git_oid *base, const git_tree_update *u,
 	}
 	*empty = nv == 0;
 	if (e == ERR_OK && (nv > 0 || depth == 0)) {
-		e = store(r, v, nv, out, base, base ? bs : NULL, chg, nchg);
+		/* The updates of subfolders put trees in the cache, which may
+		 * have moved the base's slot (its bytes stay): find it again.
+		 */
+		e = store(r, v, nv, out, base,
+		    base ? trees_find(r->trees, base) : NULL, chg, nchg);
 		chg = NULL;
 		/* The base's bytes were copied: a made version that its delta
 		 * rebuilds needs only that (22 MB for a cold build of 300

@@ -309,6 +309,50 @@ test_trees_packed_as_deltas(void **state)
 }
 
 /*
+ * One update that makes 600 folders: putting their trees in the cache
+ * grows its table while the root's base is held, so the root's update
+ * must find the base's slot again (ASan saw the old one read after it
+ * was freed, tests/fixtures/regress/gitapply/uaf-base-slot-moved).
+ */
+static void
+test_update_grows_the_cache(void **state)
+{
+	static char names[600][24];
+	git_tree_update u[600];
+	struct gitrepo *r2 = NULL;
+	git_treebuilder *tb = NULL;
+	git_tree *bt = NULL;
+	git_oid b, base, got, want;
+	char path[300];
+	size_t i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/grow.git", tmp);
+	assert_int_equal(gitrepo_open(path, &r2), ERR_OK);
+	assert_int_equal(gitpriv_blob(r2, "x\n", 2, &b), ERR_OK);
+	assert_int_equal(git_treebuilder_new(&tb, r2->repo, NULL), 0);
+	assert_int_equal(
+	    git_treebuilder_insert(NULL, tb, "top", &b, GIT_FILEMODE_BLOB), 0);
+	assert_int_equal(git_treebuilder_write(&base, tb), 0);
+	git_treebuilder_free(tb);
+	for (i = 0; i < 600; i++) {
+		snprintf(names[i], sizeof(names[i]), "d%03zu/f%03zu", i, i);
+		memset(&u[i], 0, sizeof(u[i]));
+		u[i].action = GIT_TREE_UPDATE_UPSERT;
+		u[i].path = names[i];
+		u[i].id = b;
+		u[i].filemode = GIT_FILEMODE_BLOB;
+	}
+	assert_int_equal(git_tree_lookup(&bt, r2->repo, &base), 0);
+	assert_int_equal(
+	    git_tree_create_updated(&want, r2->repo, bt, 600, u), 0);
+	git_tree_free(bt);
+	assert_int_equal(gittree_update(r2, &base, u, 600, &got), ERR_OK);
+	assert_true(git_oid_equal(&got, &want));
+	gitrepo_free(r2);
+}
+
+/*
  * A loose object is on disk whether its fan-out folder was there when
  * the repository was first asked (git made it, before this open), or was
  * made since by persisting here (test_made_trees_kept_once).
@@ -459,6 +503,7 @@ main(void)
 		cmocka_unit_test(test_made_trees_kept_once),
 		cmocka_unit_test(test_trees_packed_as_deltas),
 		cmocka_unit_test(test_loose_objects_found),
+		cmocka_unit_test(test_update_grows_the_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
