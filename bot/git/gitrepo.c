@@ -30,6 +30,7 @@
 
 #include "bot/git/gitpriv.h"
 #include "parsers/patchid.h"
+#include "util/ascii.h"
 #include "util/buf.h"
 #include "util/fmap.h"
 #include "util/log.h"
@@ -342,20 +343,6 @@ gitrepo_path(const struct gitrepo *r)
 }
 
 /*
- * The backends of the object database other than the in-memory one:
- * a pack backend and a loose one, plus any alternates.  Asking them
- * directly skips libgit2's object cache, which may still hold objects
- * whose in-memory copy has been discarded.
- */
-static int
-hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0'
-	    : c >= 'a' && c <= 'f'  ? c - 'a' + 10
-	                            : -1;
-}
-
-/*
  * Whether objects/XX/ (XX oid's first byte) exists, so that oid may be
  * a loose object there.  The folders are listed once: a repository we
  * build in or push to holds few loose objects, and every miss through
@@ -381,9 +368,9 @@ loose_may_have(struct gitrepo *r, const git_oid *oid)
 			return true;
 		}
 		while ((de = readdir(d)) != NULL) {
-			int hi = hexval(de->d_name[0]), lo;
+			int hi = ascii_hexval(de->d_name[0]), lo;
 
-			if (hi < 0 || (lo = hexval(de->d_name[1])) < 0 ||
+			if (hi < 0 || (lo = ascii_hexval(de->d_name[1])) < 0 ||
 			    de->d_name[2] != '\0')
 				continue;
 			r->loose_dirs[hi * 2 + lo / 8] |=
@@ -402,6 +389,12 @@ is_loose(const git_odb_backend *b)
 	return b->writestream != NULL && b->writepack == NULL;
 }
 
+/*
+ * The backends of the object database other than the in-memory one:
+ * a pack backend and a loose one, plus any alternates.  Asking them
+ * directly skips libgit2's object cache, which may still hold objects
+ * whose in-memory copy has been discarded.
+ */
 bool
 gitpriv_on_disk(struct gitrepo *r, const git_oid *oid)
 {
