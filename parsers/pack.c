@@ -62,19 +62,15 @@ packidx_init(struct packidx *x, const unsigned char *map, size_t len)
 	return true;
 }
 
-bool
-packidx_find(
-    const struct packidx *x, const unsigned char id[PACK_ID_LEN], uint64_t *off)
+/* In ids[], sorted, of which fan[b] counts those whose first byte is at
+ * most b: the index of id. */
+static bool
+fanout_search(const unsigned char *fan, const unsigned char *ids,
+    const unsigned char id[PACK_ID_LEN], uint32_t *at)
 {
-	const unsigned char *fan, *ids;
-	uint32_t lo, hi;
+	uint32_t lo = id[0] ? be32(fan + 4 * (id[0] - 1)) : 0;
+	uint32_t hi = be32(fan + 4 * id[0]);
 
-	if (x->map == NULL)
-		return false;
-	fan = x->map + IDX_HEAD;
-	ids = fan + IDX_FANOUT;
-	lo = id[0] ? be32(fan + 4 * (id[0] - 1)) : 0;
-	hi = be32(fan + 4 * id[0]);
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		int c =
@@ -85,28 +81,41 @@ packidx_find(
 		} else if (c > 0) {
 			hi = mid;
 		} else {
-			const unsigned char *offs =
-			    ids + (size_t)x->n * (PACK_ID_LEN + 4);
-			uint32_t o = be32(offs + (size_t)mid * 4);
-			size_t big, at;
-
-			if (!(o & 0x80000000u)) {
-				*off = o;
-				return true;
-			}
-			/* The 64-bit table lies between the offsets and the
-			 * trailer. */
-			big = (size_t)(o & 0x7fffffffu);
-			at = (size_t)(offs - x->map) + (size_t)x->n * 4;
-			if (big >= (x->len - IDX_TRAILER - at) / 8)
-				return false;
-			at += big * 8;
-			*off = (uint64_t)be32(x->map + at) << 32 |
-			    be32(x->map + at + 4);
+			*at = mid;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool
+packidx_find(
+    const struct packidx *x, const unsigned char id[PACK_ID_LEN], uint64_t *off)
+{
+	const unsigned char *fan, *ids, *offs;
+	uint32_t mid, o;
+	size_t big, at;
+
+	if (x->map == NULL)
+		return false;
+	fan = x->map + IDX_HEAD;
+	ids = fan + IDX_FANOUT;
+	if (!fanout_search(fan, ids, id, &mid))
+		return false;
+	offs = ids + (size_t)x->n * (PACK_ID_LEN + 4);
+	o = be32(offs + (size_t)mid * 4);
+	if (!(o & 0x80000000u)) {
+		*off = o;
+		return true;
+	}
+	/* The 64-bit table lies between the offsets and the trailer. */
+	big = (size_t)(o & 0x7fffffffu);
+	at = (size_t)(offs - x->map) + (size_t)x->n * 4;
+	if (big >= (x->len - IDX_TRAILER - at) / 8)
+		return false;
+	at += big * 8;
+	*off = (uint64_t)be32(x->map + at) << 32 | be32(x->map + at + 4);
+	return true;
 }
 
 bool
@@ -263,4 +272,103 @@ pack_delta_apply(const unsigned char *base, size_t blen, const unsigned char *d,
 		}
 	}
 	return o == olen;
+}
+
+/* Commit-graph: "CGPH", version 1, hash version 1 (SHA-1), the number of
+ * chunks, the number of base graphs; then the chunk table (an id and an
+ * offset, 12 bytes each, ended by an entry with id 0 whose offset is
+ * where the last chunk ends); the chunks; the file's hash. */
+#define CG_HEAD 8
+#define CG_ENTRY 12
+#define CG_DATA (PACK_ID_LEN + 16) /* tree, two parents, generation+date */
+#define CG_NO_PARENT 0x70000000u
+
+static uint64_t
+be64(const unsigned char *p)
+{
+	return (uint64_t)be32(p) << 32 | be32(p + 4);
+}
+
+bool
+commitgraph_init(struct commitgraph *g, const unsigned char *map, size_t len)
+{
+	const unsigned char *fan = NULL, *ids = NULL, *data = NULL;
+	uint64_t fan_n = 0, ids_n = 0, data_n = 0;
+	uint32_t prev = 0;
+	unsigned chunks, i;
+
+	memset(g, 0, sizeof(*g));
+	if (len < CG_HEAD + CG_ENTRY + PACK_ID_LEN ||
+	    memcmp(map, "CGPH", 4) != 0 || map[4] != 1 || map[5] != 1 ||
+	    map[7] != 0)
+		return false;
+	chunks = map[6];
+	if ((len - CG_HEAD - PACK_ID_LEN) / CG_ENTRY < (size_t)chunks + 1)
+		return false;
+	for (i = 0; i < chunks; i++) {
+		const unsigned char *e = map + CG_HEAD + (size_t)i * CG_ENTRY;
+		uint64_t off = be64(e + 4), end = be64(e + CG_ENTRY + 4);
+
+		/* Each chunk lies after the table, before the next and
+		 * before the hash. */
+		if (off < CG_HEAD + ((uint64_t)chunks + 1) * CG_ENTRY ||
+		    end < off || end > len - PACK_ID_LEN)
+			return false;
+		if (memcmp(e, "OIDF", 4) == 0) {
+			fan = map + off;
+			fan_n = end - off;
+		} else if (memcmp(e, "OIDL", 4) == 0) {
+			ids = map + off;
+			ids_n = end - off;
+		} else if (memcmp(e, "CDAT", 4) == 0) {
+			data = map + off;
+			data_n = end - off;
+		}
+	}
+	if (fan == NULL || ids == NULL || data == NULL || fan_n != 1024)
+		return false;
+	for (i = 0; i < 256; i++) {
+		uint32_t f = be32(fan + 4 * i);
+
+		if (f < prev)
+			return false;
+		prev = f;
+	}
+	if (ids_n != (uint64_t)prev * PACK_ID_LEN ||
+	    data_n != (uint64_t)prev * CG_DATA)
+		return false;
+	g->fan = fan;
+	g->ids = ids;
+	g->data = data;
+	g->n = prev;
+	return true;
+}
+
+bool
+commitgraph_find(const struct commitgraph *g,
+    const unsigned char id[PACK_ID_LEN], uint32_t *pos)
+{
+	return g->n > 0 && fanout_search(g->fan, g->ids, id, pos);
+}
+
+const unsigned char *
+commitgraph_id(const struct commitgraph *g, uint32_t pos)
+{
+	return g->ids + (size_t)pos * PACK_ID_LEN;
+}
+
+bool
+commitgraph_commit(const struct commitgraph *g, uint32_t pos,
+    const unsigned char **tree, uint32_t *parent)
+{
+	const unsigned char *d = g->data + (size_t)pos * CG_DATA;
+	uint32_t p = be32(d + PACK_ID_LEN);
+
+	*tree = d;
+	if (p == CG_NO_PARENT) {
+		*parent = COMMITGRAPH_NONE;
+		return true;
+	}
+	*parent = p;
+	return p < g->n;
 }

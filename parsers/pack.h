@@ -74,4 +74,35 @@ bool pack_delta_sizes(const unsigned char *d, size_t n, uint64_t *base,
 bool pack_delta_apply(const unsigned char *base, size_t blen,
     const unsigned char *d, size_t n, unsigned char *out, size_t olen);
 
+/*
+ * A commit-graph file (gitformat-commit-graph(5)), version 1 with SHA-1
+ * ids and no base graphs: for each commit, by its position in the sorted
+ * list of ids, its tree and its first parent's position, read without
+ * inflating the commit.  Its trailing hash is the caller's to check.
+ */
+struct commitgraph {
+	const unsigned char *fan, *ids, *data;
+	uint32_t n; /* commits */
+};
+
+#define COMMITGRAPH_NONE UINT32_MAX /* a root commit's parent */
+
+/* Check map[0..len) is such a file whose fan-out, id list and commit
+ * data are all there and agree on the count; false otherwise. */
+bool commitgraph_init(
+    struct commitgraph *g, const unsigned char *map, size_t len);
+
+/* The position of commit id; false when the graph lacks it. */
+bool commitgraph_find(const struct commitgraph *g,
+    const unsigned char id[PACK_ID_LEN], uint32_t *pos);
+
+/* The id of the commit at pos (< n). */
+const unsigned char *commitgraph_id(const struct commitgraph *g, uint32_t pos);
+
+/* The tree of the commit at pos (< n) and its first parent's position
+ * (COMMITGRAPH_NONE for a root); false when that position is not one of
+ * the graph's (an octopus' extra edges are never the first). */
+bool commitgraph_commit(const struct commitgraph *g, uint32_t pos,
+    const unsigned char **tree, uint32_t *parent);
+
 #endif

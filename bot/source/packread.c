@@ -233,6 +233,19 @@ pr_cache_put(struct packread *r, size_t pack, uint64_t off, enum pack_type type,
 	r->cached += n;
 }
 
+/* The object at off out of the cache. */
+static void
+pr_cache_drop(struct packread *r, size_t pack, uint64_t off)
+{
+	struct pr_slot *s = pr_slot(r, pack, off);
+
+	if (s->data != NULL && s->off == off && s->pack == pack) {
+		r->cached -= s->n;
+		free(s->data);
+		s->data = NULL;
+	}
+}
+
 /* Inflate the zlib stream of o in pack p into out: true when it gives
  * exactly o->size bytes. */
 static bool
@@ -360,9 +373,10 @@ pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
 		curn = hit->n;
 		if (depth == 0) { /* the object itself */
 			top = true;
-			cur = xmalloc(curn + 1);
-			memcpy(cur, hit->data, curn);
-			cur[curn] = '\0';
+			if (!keep) {
+				cur = xmalloc(curn + 1);
+				memcpy(cur, hit->data, curn + 1);
+			}
 		}
 	} else {
 		*type = o.type;
@@ -424,47 +438,86 @@ pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
 		}
 	}
 	*n = curn;
-	if (!keep || top) { /* top: a copy of what the cache has */
+	if (keep && !top)
+		pr_cache_put(r, pack, off, *type, cur, curn);
+	else if (!keep)
 		*out = cur;
-		return ERR_OK;
-	}
-	*out = xmalloc(curn + 1);
-	memcpy(*out, cur, curn + 1);
-	pr_cache_put(r, pack, off, *type, cur, curn);
 	return ERR_OK;
 }
 
-enum err
-packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
-    bool keep, enum pack_type *type, unsigned char **out, size_t *n)
+/* The hash of the object (type, n bytes at data) is id's. */
+static bool
+pr_hash_ok(enum pack_type type, const unsigned char *data, size_t n,
+    const unsigned char id[PACK_ID_LEN])
 {
 	struct patchid_sha1_ctx c;
 	unsigned char sum[PACK_ID_LEN];
 	char head[64];
-	size_t pack;
-	uint64_t off;
-	enum err e;
-	int k;
+	int k = snprintf(head, sizeof(head), "%s %zu", pack_type_name(type), n);
 
+	patchid_sha1_init(&c);
+	patchid_sha1_update(&c, head, (size_t)k + 1);
+	patchid_sha1_update(&c, data, n);
+	patchid_sha1_final(&c, sum);
+	return memcmp(sum, id, PACK_ID_LEN) == 0;
+}
+
+/* Where id lies, and the object there built into *out (or NULL when it
+ * is left in the cache, kept: *hit then). */
+static enum err
+pr_read(struct packread *r, const unsigned char id[PACK_ID_LEN], bool keep,
+    enum pack_type *type, unsigned char **out, size_t *n, size_t *pack,
+    uint64_t *off)
+{
 	*out = NULL;
 	*n = 0;
 	if (++r->reads >= PR_DROP_EVERY)
 		pr_drop(r);
-	if (!pr_find(r, id, &pack, &off))
+	if (!pr_find(r, id, pack, off))
 		return ERR_NOTFOUND;
-	e = pr_build(r, pack, off, keep, type, out, n);
+	return pr_build(r, *pack, *off, keep, type, out, n);
+}
+
+enum err
+packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
+    enum pack_type *type, unsigned char **out, size_t *n)
+{
+	size_t pack;
+	uint64_t off;
+	enum err e = pr_read(r, id, false, type, out, n, &pack, &off);
+
 	if (e != ERR_OK)
 		return e;
-	k = snprintf(head, sizeof(head), "%s %zu", pack_type_name(*type), *n);
-	patchid_sha1_init(&c);
-	patchid_sha1_update(&c, head, (size_t)k + 1);
-	patchid_sha1_update(&c, *out, *n);
-	patchid_sha1_final(&c, sum);
-	if (memcmp(sum, id, PACK_ID_LEN) != 0) {
+	if (!pr_hash_ok(*type, *out, *n, id)) {
 		free(*out);
 		*out = NULL;
 		return pr_corrupt(
 		    r, pack, off, "its bytes do not hash to its id");
 	}
+	return ERR_OK;
+}
+
+enum err
+packread_keep(struct packread *r, const unsigned char id[PACK_ID_LEN],
+    enum pack_type *type, const unsigned char **data, size_t *n)
+{
+	const struct pr_slot *s;
+	unsigned char *out;
+	size_t pack;
+	uint64_t off;
+	enum err e = pr_read(r, id, true, type, &out, n, &pack, &off);
+
+	*data = NULL;
+	if (e != ERR_OK)
+		return e;
+	s = pr_cache_get(r, pack, off);
+	if (!pr_hash_ok(*type, s->data, *n, id)) {
+		/* Not the object it says: out of the cache, for no other
+		 * object to be built on it. */
+		pr_cache_drop(r, pack, off);
+		return pr_corrupt(
+		    r, pack, off, "its bytes do not hash to its id");
+	}
+	*data = s->data;
 	return ERR_OK;
 }

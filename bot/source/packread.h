@@ -34,13 +34,19 @@ size_t packread_npacks(const struct packread *r);
 
 /*
  * Object id: its type and its bytes into *out (n bytes, and a NUL after
- * them; the caller frees it).  keep: it may be the base of an object
- * read later (the mails of an epoch are), so the cache keeps a copy;
- * the bases met on the way are kept anyway.  ERR_NOTFOUND: no pack here holds
- * it whole (see above).  ERR_GIT: a pack holds it, but it is corrupt or its
- * bytes do not hash to id.
+ * them; the caller frees it).  The bases met on the way are kept.
+ * ERR_NOTFOUND: no pack here holds it whole (see above).  ERR_GIT: a pack
+ * holds it, but it is corrupt or its bytes do not hash to id.
  */
 enum err packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
-    bool keep, enum pack_type *type, unsigned char **out, size_t *n);
+    enum pack_type *type, unsigned char **out, size_t *n);
+
+/*
+ * The same for an object that may be the base of one read later (the
+ * mails of an epoch are): it is kept in the cache, and *data points to
+ * it there (n bytes and a NUL) until the next read.
+ */
+enum err packread_keep(struct packread *r, const unsigned char id[PACK_ID_LEN],
+    enum pack_type *type, const unsigned char **data, size_t *n);
 
 #endif

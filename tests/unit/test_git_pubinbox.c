@@ -14,6 +14,8 @@
 
 #include "bot/git/gitrepo.h"
 #include "bot/source/source.h"
+#include "parsers/pack.h"
+#include "parsers/patchid.h"
 #include "tests/unit/sourcetest.h"
 #include "tests/unit/testutil.h"
 #include "util/log.h"
@@ -270,6 +272,190 @@ test_pubinbox_packed(void **state)
 	rmtmp(d);
 }
 
+/* ids read whole from hex. */
+static void
+unhex_id(const char *h, unsigned char *out)
+{
+	for (size_t i = 0; i < 20; i++) {
+		unsigned v;
+
+		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
+		out[i] = (unsigned char)v;
+	}
+}
+
+/*
+ * In the epoch's commit-graph, the first parent of the commit hex is
+ * made pos (a position the graph may not hold), and the file's hash made
+ * right again: the graph says so, consistently but wrongly.
+ */
+static void
+graph_set_parent(const char *epoch, const char *hex, uint32_t pos)
+{
+	char path[4200];
+	unsigned char *g, id[20];
+	struct commitgraph cg;
+	size_t len = 0;
+	uint32_t at;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/objects/info/commit-graph", epoch);
+	g = (unsigned char *)tu_read_file(path, &len);
+	assert_non_null(g);
+	assert_true(commitgraph_init(&cg, g, len));
+	unhex_id(hex, id);
+	assert_true(commitgraph_find(&cg, id, &at));
+	{
+		unsigned char *p =
+		    (unsigned char *)cg.data + (size_t)at * 36 + 20;
+
+		p[0] = (unsigned char)(pos >> 24);
+		p[1] = (unsigned char)(pos >> 16);
+		p[2] = (unsigned char)(pos >> 8);
+		p[3] = (unsigned char)pos;
+	}
+	patchid_sha1(g, len - 20, g + len - 20);
+	run("chmod u+w '%s'", path);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(g, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	free(g);
+}
+
+/*
+ * An epoch git gc'd writes a commit-graph: the walk takes each commit's
+ * tree and first parent from it, and reads (inflates) only the commits
+ * newer than the graph.  Whatever the graph, the mails and positions are
+ * those of the walk without it: a graph whose hash is wrong is left
+ * alone, one that names a parent it lacks or goes round is given up for
+ * the commits themselves, and resuming works inside and past it.
+ */
+static void
+test_pubinbox_commit_graph(void **state)
+{
+	enum {
+		N = 300,
+		NEW = 40
+	};
+	char *d, path[4200], plain[4200], stream[4200], mail[4096], cmd[4400];
+	char hex[2][64];
+	struct mails want = { 0 }, ms = { 0 }, rest = { 0 };
+	FILE *f;
+	size_t i;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	snprintf(path, sizeof(path), "%s/0.git", d);
+	snprintf(plain, sizeof(plain), "%s/plain/0.git", d);
+	snprintf(stream, sizeof(stream), "%s/fi", d);
+	run("git init -q --bare '%s'", path);
+	for (int part = 0; part < 2; part++) {
+		f = fopen(stream, "w");
+		assert_non_null(f);
+		for (i = part ? N : 0; i < (part ? N + NEW : N); i++) {
+			packed_mail(mail, sizeof(mail), i);
+			fprintf(f,
+			    "commit refs/heads/master\n"
+			    "committer I <i@example.org> %zu +0000\n"
+			    "data 2\nm\n%s"
+			    "M 100644 inline m\ndata %zu\n%s\n",
+			    1700000000 + i,
+			    i == N ? "from refs/heads/master^0\n" : "",
+			    strlen(mail), mail);
+		}
+		assert_int_equal(fclose(f), 0);
+		run("git -C '%s' fast-import --quiet < '%s'", path, stream);
+		if (part == 0)
+			run("git -C '%s' gc -q && "
+			    "test -f '%s/objects/info/commit-graph'",
+			    path, path);
+	}
+	/* The same epoch without its graph: what the walk must give. */
+	run("mkdir -p '%s/plain' && cp -r '%s' '%s' && "
+	    "rm '%s/objects/info/commit-graph'",
+	    d, path, plain, plain);
+	read_source(plain, 0, NULL, &want);
+	assert_int_equal(want.n, N + NEW);
+	for (i = 0; i < N + NEW; i++) {
+		packed_mail(mail, sizeof(mail), i);
+		assert_string_equal(want.raw[i], mail);
+	}
+	read_source(path, 0, NULL, &ms);
+	mails_assert_equal(&want, 0, &ms);
+	mails_free(&ms);
+	/* Resuming inside the graph's commits and after them. */
+	read_source(path, 0, want.pos[N / 3], &rest);
+	mails_assert_equal(&want, N / 3 + 1, &rest);
+	mails_free(&rest);
+	read_source(path, 0, want.pos[N + 5], &rest);
+	mails_assert_equal(&want, N + 6, &rest);
+	mails_free(&rest);
+
+	/* Its hash wrong: not used. */
+	snprintf(cmd, sizeof(cmd), "%s/objects/info/commit-graph", path);
+	run("cp '%s' '%s.good' && chmod u+w '%s'", cmd, cmd, cmd);
+	{
+		size_t len = 0;
+		unsigned char *g = (unsigned char *)tu_read_file(cmd, &len);
+
+		assert_non_null(g);
+		g[len - 1] ^= 0xff;
+		f = fopen(cmd, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(g, 1, len, f), len);
+		assert_int_equal(fclose(f), 0);
+		free(g);
+	}
+	read_source(path, 0, NULL, &ms);
+	mails_assert_equal(&want, 0, &ms);
+	mails_free(&ms);
+
+	/* A parent it does not hold, then a walk that goes round (a
+	 * commit's parent made its own child): the commits are read
+	 * instead, and the log says so. */
+	snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse master~%d master~%d",
+	    path, NEW + 100, NEW + 99);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	for (i = 0; i < 2; i++)
+		assert_non_null(fgets(hex[i], sizeof(hex[i]), f));
+	assert_int_equal(pclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "%s/objects/info/commit-graph", path);
+	run("cp '%s.good' '%s'", cmd, cmd);
+	graph_set_parent(path, hex[0], N);
+	read_source(path, 0, NULL, &ms);
+	mails_assert_equal(&want, 0, &ms);
+	mails_free(&ms);
+	{
+		/* master~(NEW+100)'s parent made master~(NEW+99), its
+		 * child: a loop. */
+		struct commitgraph cg;
+		unsigned char *g, id[20];
+		size_t len = 0;
+		uint32_t at;
+
+		run("cp '%s.good' '%s'", cmd, cmd);
+		g = (unsigned char *)tu_read_file(cmd, &len);
+		assert_non_null(g);
+		assert_true(commitgraph_init(&cg, g, len));
+		unhex_id(hex[1], id);
+		assert_true(commitgraph_find(&cg, id, &at));
+		free(g);
+		graph_set_parent(path, hex[0], at);
+	}
+	read_source(path, 0, NULL, &ms);
+	mails_assert_equal(&want, 0, &ms);
+	mails_free(&ms);
+	read_source(path, 0, want.pos[N / 3], &rest);
+	mails_assert_equal(&want, N / 3 + 1, &rest);
+	mails_free(&rest);
+	mails_free(&want);
+	rmtmp(d);
+}
+
 /* Following epoch by epoch: heads, reading one epoch after a commit,
  * and a rewritten epoch told apart (ERR_CONFLICT). */
 static void
@@ -377,6 +563,7 @@ main(void)
 		cmocka_unit_test(test_pubinbox),
 		cmocka_unit_test(test_pubinbox_long),
 		cmocka_unit_test(test_pubinbox_packed),
+		cmocka_unit_test(test_pubinbox_commit_graph),
 		cmocka_unit_test(test_pubinbox_corrupt_object),
 		cmocka_unit_test(test_pubinbox_epochs),
 	};
