@@ -14,9 +14,23 @@
 /* Mails per transaction: enough that commits are rare, few enough that a
  * crash repeats little work. */
 #define IMPORT_BATCH 1000
-/* Mails parsed ahead of the writer.  Bounds memory: each holds one raw
- * mail (at most LIMIT_MAIL_SIZE, usually a few KB) and its parse. */
+/* Mails read ahead of the writer.  Bounds memory: each holds one raw
+ * mail (at most LIMIT_MAIL_SIZE, usually a few KB) and its parse.  More
+ * is slower: at 256 the parse met every mail cold in the cache. */
 #define QUEUE_LEN 64
+/* Mails the reader reads before it parses: what the writer may parse
+ * when it has caught up. */
+#define READ_AHEAD 4
+/* The reader, waiting for room, is woken when this much is free: a
+ * wake-up a mail would cost a futex call and two context switches on
+ * each side, more than the parse of a small mail. */
+#define REFILL 16
+
+enum item_state {
+	ITEM_RAW, /* read, not parsed */
+	ITEM_BUSY, /* being parsed */
+	ITEM_DONE, /* parsed */
+};
 
 struct item {
 	char *raw;
@@ -25,33 +39,35 @@ struct item {
 	struct mail m;
 	char pos[sizeof(((struct source_mail *)0)->pos)];
 	bool truncated;
+	enum item_state state;
 };
 
 /*
- * The items form a ring from head: count parsed ones (the writer's), then
- * nraw read but not parsed yet (the parser's), then free room (the
- * reader's).  With one reading thread it reads and parses each mail
- * itself and nraw stays 0; a source whose reading costs as much as the
- * parse (public-inbox: inflating and hashing git objects) gets a thread
- * of its own for that, so that reading, parsing and writing overlap.
+ * Two threads share the work: the reader reads each mail into the ring
+ * and the writer writes them to the database in order; parsing is done
+ * by whichever is free.  The items from head: `claimed` ones being or
+ * done parsing, then raw ones, then free room.  Both take the oldest raw
+ * item to parse, so claims go in ring order.  The reader reads up to
+ * READ_AHEAD mails before it parses; the writer parses only when its
+ * next mail is not ready.  For an mbox, whose reading is a memchr, the
+ * reader parses nearly everything and the writer (SQLite) is the slower;
+ * a public-inbox archive's reading (inflating and hashing git objects)
+ * makes the reader the slower, and the writer's waits become parses.
  */
 struct queue {
 	pthread_mutex_t mu;
-	pthread_cond_t not_empty; /* the writer waits for mail */
+	pthread_cond_t not_empty; /* the writer waits for its next mail */
 	pthread_cond_t not_full; /* the reader waits for room */
-	pthread_cond_t raw_ready; /* the parser waits for read mail */
 	struct item items[QUEUE_LEN];
-	size_t head, count; /* parsed items, in order */
-	size_t nraw; /* read items after them, not parsed yet */
-	bool split; /* reading and parsing in two threads */
-	bool read_done; /* the reader has finished (split) */
-	bool done; /* no more parsed mail will come */
+	size_t head, count; /* items in use, from head */
+	size_t claimed; /* the first of them, being or done parsing */
+	bool read_done; /* the reader has read its last */
 	bool stop; /* the writer wants no more */
-	enum err read_err; /* the reader's error (split) */
-	enum err err; /* the reading side's error */
+	enum err err; /* the reader's error (ERR_OK at the source's end) */
 	struct source *src;
 	struct mail_opts opts;
-	double reader_cpu, parser_cpu; /* seconds of CPU of each thread */
+	double frac; /* the source's progress (the reader's to ask) */
+	double reader_cpu; /* seconds of CPU of the reading thread */
 };
 
 static double
@@ -76,17 +92,6 @@ copy_raw(struct item *it, const struct source_mail *sm)
 	it->n = sm->n;
 }
 
-static void
-block_signals(const char *name)
-{
-	sigset_t all;
-
-	/* Signals are the main thread's: its writer decides when to stop. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_setname_np(pthread_self(), name);
-}
-
 /* Read the next mail into it: ERR_NOTFOUND at the end. */
 static enum err
 read_one(struct queue *q, struct item *it)
@@ -103,130 +108,77 @@ read_one(struct queue *q, struct item *it)
 	return ERR_OK;
 }
 
+/*
+ * With q->mu held and a raw item in the ring: parse the oldest, the lock
+ * let go meanwhile.  The writer is woken when it is its next mail.
+ */
 static void
-parse_one(struct queue *q, struct item *it)
+parse_oldest(struct queue *q)
 {
+	size_t i = (q->head + q->claimed++) % QUEUE_LEN;
+	struct item *it = &q->items[i];
+	struct mail_opts o = q->opts;
+
+	it->state = ITEM_BUSY;
+	pthread_mutex_unlock(&q->mu);
 	arena_reset(it->a);
-	q->opts.truncated = it->truncated;
-	mail_parse(it->a, it->raw, it->n, &q->opts, &it->m);
-}
-
-/* No more parsed mail: e (ERR_NOTFOUND is the end) for the writer. */
-static void
-finish(struct queue *q, enum err e)
-{
+	o.truncated = it->truncated;
+	mail_parse(it->a, it->raw, it->n, &o, &it->m);
 	pthread_mutex_lock(&q->mu);
-	q->done = true;
-	q->err = e == ERR_NOTFOUND ? ERR_OK : e;
-	pthread_cond_signal(&q->not_empty);
-	pthread_mutex_unlock(&q->mu);
-}
-
-/* A parsed item is the writer's; wake it only when it may be waiting:
- * futex calls per mail would cost more than the parse. */
-static void
-hand_over(struct queue *q)
-{
-	pthread_mutex_lock(&q->mu);
-	if (q->count++ == 0)
+	it->state = ITEM_DONE;
+	if (i == q->head)
 		pthread_cond_signal(&q->not_empty);
-	pthread_mutex_unlock(&q->mu);
 }
 
-/* The reading thread: reads, and parses too unless q->split. */
+/* The reading thread: reads, and parses what the writer does not. */
 static void *
 reader(void *arg)
 {
 	struct queue *q = arg;
+	sigset_t all;
 
-	block_signals("yard-read");
-	for (;;) {
-		struct item *it;
-		enum err e;
+	/* Signals are the main thread's: its writer decides when to stop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "yard-read");
+	pthread_mutex_lock(&q->mu);
+	while (!q->stop) {
+		if (!q->read_done && q->count < QUEUE_LEN &&
+		    q->count - q->claimed < READ_AHEAD) {
+			struct item *it =
+			    &q->items[(q->head + q->count) % QUEUE_LEN];
+			enum err e;
 
-		pthread_mutex_lock(&q->mu);
-		while (q->count + q->nraw == QUEUE_LEN && !q->stop)
-			pthread_cond_wait(&q->not_full, &q->mu);
-		if (q->stop) {
 			pthread_mutex_unlock(&q->mu);
-			break;
-		}
-		it = &q->items[(q->head + q->count + q->nraw) % QUEUE_LEN];
-		pthread_mutex_unlock(&q->mu);
-
-		e = read_one(q, it);
-		if (e != ERR_OK && !q->split) {
-			finish(q, e);
-			break;
-		}
-		if (e != ERR_OK) {
+			e = read_one(q, it);
 			pthread_mutex_lock(&q->mu);
-			q->read_done = true;
-			q->read_err = e;
-			pthread_cond_signal(&q->raw_ready);
-			pthread_mutex_unlock(&q->mu);
+			if (e == ERR_OK) {
+				it->state = ITEM_RAW;
+				q->count++;
+				q->frac = source_progress(q->src);
+			} else {
+				q->read_done = true;
+				q->err = e == ERR_NOTFOUND ? ERR_OK : e;
+				pthread_cond_signal(&q->not_empty);
+			}
+		} else if (q->count > q->claimed) {
+			parse_oldest(q);
+		} else if (q->read_done) {
 			break;
+		} else {
+			/* Full of parsed mail: the writer's turn. */
+			pthread_cond_signal(&q->not_empty);
+			pthread_cond_wait(&q->not_full, &q->mu);
 		}
-		if (!q->split) {
-			parse_one(q, it);
-			hand_over(q);
-			continue;
-		}
-		pthread_mutex_lock(&q->mu);
-		if (q->nraw++ == 0)
-			pthread_cond_signal(&q->raw_ready);
-		pthread_mutex_unlock(&q->mu);
 	}
+	pthread_mutex_unlock(&q->mu);
 	q->reader_cpu = thread_cpu();
 	return NULL;
 }
 
-/* The parsing thread of a split queue: parses what the reader read, in
- * order, and hands it to the writer. */
-static void *
-parser(void *arg)
-{
-	struct queue *q = arg;
-
-	block_signals("yard-parse");
-	for (;;) {
-		struct item *it;
-		bool last;
-
-		pthread_mutex_lock(&q->mu);
-		while (q->nraw == 0 && !q->read_done && !q->stop)
-			pthread_cond_wait(&q->raw_ready, &q->mu);
-		if (q->stop) {
-			pthread_mutex_unlock(&q->mu);
-			break;
-		}
-		if (q->nraw == 0) {
-			enum err e = q->read_err;
-
-			pthread_mutex_unlock(&q->mu);
-			finish(q, e);
-			break;
-		}
-		it = &q->items[(q->head + q->count) % QUEUE_LEN];
-		pthread_mutex_unlock(&q->mu);
-
-		parse_one(q, it);
-		pthread_mutex_lock(&q->mu);
-		q->nraw--;
-		last = q->count++ == 0;
-		if (last)
-			pthread_cond_signal(&q->not_empty);
-		pthread_mutex_unlock(&q->mu);
-	}
-	q->parser_cpu = thread_cpu();
-	return NULL;
-}
-
 static void
-progress(const struct source *src, size_t n, bool final)
+progress(double f, size_t n, bool final)
 {
-	double f = source_progress(src);
-
 	if (f >= 0)
 		fprintf(stderr, "\rimport: %zu mails, %3.0f%%", n, f * 100);
 	else
@@ -243,6 +195,7 @@ struct writer {
 	int64_t project; /* the --project's id, resolved once */
 	unsigned batch;
 	size_t done, in_tx;
+	size_t parsed; /* mails it parsed itself */
 	char last_pos[sizeof(((struct source_mail *)0)->pos)];
 };
 
@@ -286,51 +239,51 @@ write_one(struct writer *w, struct item *it)
 	return ERR_OK;
 }
 
+/* The writer's side: each mail in order, parsing it first when the
+ * reader has not. */
 static enum err
 drain(struct queue *q, struct writer *w)
 {
 	enum err e = ERR_OK;
 	double last = 0;
 
+	pthread_mutex_lock(&q->mu);
 	for (;;) {
-		struct item *it;
+		struct item *it = &q->items[q->head];
 
-		pthread_mutex_lock(&q->mu);
-		while (q->count == 0 && !q->done)
-			pthread_cond_wait(&q->not_empty, &q->mu);
-		if (q->count == 0) {
-			pthread_mutex_unlock(&q->mu);
-			break;
+		if (q->count == 0 || it->state != ITEM_DONE) {
+			if (q->count > q->claimed) {
+				parse_oldest(q);
+				w->parsed++;
+			} else if (q->count == 0 && q->read_done)
+				break;
+			else
+				pthread_cond_wait(&q->not_empty, &q->mu);
+			continue;
 		}
-		it = &q->items[q->head];
 		pthread_mutex_unlock(&q->mu);
-
 		if (w->o->stop != NULL && *w->o->stop) {
 			pthread_mutex_lock(&q->mu);
-			q->stop = true;
-			pthread_cond_signal(&q->not_full);
-			pthread_cond_signal(&q->raw_ready);
-			pthread_mutex_unlock(&q->mu);
 			break;
 		}
 		e = write_one(w, it);
-
 		pthread_mutex_lock(&q->mu);
-		q->head = (q->head + 1) % QUEUE_LEN;
-		if (q->count-- + q->nraw == QUEUE_LEN || e != ERR_OK)
-			pthread_cond_signal(&q->not_full);
-		if (e != ERR_OK) {
-			q->stop = true;
-			pthread_cond_signal(&q->raw_ready);
-		}
-		pthread_mutex_unlock(&q->mu);
 		if (e != ERR_OK)
 			break;
+		q->head = (q->head + 1) % QUEUE_LEN;
+		q->count--;
+		q->claimed--;
+		if (QUEUE_LEN - q->count == REFILL)
+			pthread_cond_signal(&q->not_full);
 		if (w->o->progress && time_mono() - last > 0.2) {
 			last = time_mono();
-			progress(q->src, w->done, false);
+			progress(q->frac, w->done, false);
 		}
 	}
+	/* Stopping early (or at the end): the reader is let go. */
+	q->stop = true;
+	pthread_cond_signal(&q->not_full);
+	pthread_mutex_unlock(&q->mu);
 	if (e == ERR_OK)
 		e = commit_batch(w);
 	else if (w->in_tx)
@@ -385,7 +338,7 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 {
 	struct queue q;
 	struct writer w;
-	pthread_t th, pth;
+	pthread_t th;
 	size_t i;
 	enum err e;
 
@@ -411,26 +364,20 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	pthread_mutex_init(&q.mu, NULL);
 	pthread_cond_init(&q.not_empty, NULL);
 	pthread_cond_init(&q.not_full, NULL);
-	pthread_cond_init(&q.raw_ready, NULL);
-	q.split = source_kind(src) == SOURCE_PUBINBOX;
-	if (pthread_create(&th, NULL, reader, &q) != 0 ||
-	    (q.split && pthread_create(&pth, NULL, parser, &q) != 0))
-		fatal("import: cannot start the reading threads");
+	if (pthread_create(&th, NULL, reader, &q) != 0)
+		fatal("import: cannot start the reading thread");
 	e = drain(&q, &w);
 	pthread_join(th, NULL);
-	if (q.split)
-		pthread_join(pth, NULL);
 	log_msg(o->quiet ? LOG_DEBUG : LOG_INFO,
-	    "import: %s: %zu mails; CPU: reading and parsing %.3f s, "
-	    "writing %.3f s",
-	    w.name, w.done, q.reader_cpu + q.parser_cpu, thread_cpu());
+	    "import: %s: %zu mails; CPU: reader %.3f s, writer %.3f s "
+	    "(it parsed %zu)",
+	    w.name, w.done, q.reader_cpu, thread_cpu(), w.parsed);
 	if (e == ERR_OK)
 		e = q.err;
 	if (o->progress)
-		progress(q.src, w.done, true);
+		progress(source_progress(q.src), w.done, true);
 	pthread_cond_destroy(&q.not_empty);
 	pthread_cond_destroy(&q.not_full);
-	pthread_cond_destroy(&q.raw_ready);
 	pthread_mutex_destroy(&q.mu);
 	for (i = 0; i < QUEUE_LEN; i++) {
 		arena_free(q.items[i].a);

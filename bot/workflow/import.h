@@ -1,7 +1,8 @@
 /*
- * Bulk import (DESIGN.md §2): a source read and parsed on one thread
- * while the other writes the database, in batches of one transaction that
- * also record the source position, so a crash resumes where it stopped.
+ * Bulk import (DESIGN.md §2): a source read on one thread while the
+ * other writes the database, each parsing what the other has not, in
+ * batches of one transaction that also record the source position, so a
+ * crash resumes where it stopped.
  */
 #ifndef BOT_IMPORT_H
 #define BOT_IMPORT_H

@@ -7,6 +7,10 @@
   table, ids included, leaving out only the columns stamped with the wall
   clock.  The mbox is the util-linux corpus (../shared/corpus) with
   CRASH_LONG=1 when it is there, else a generated one.
+- The same mails as a public-inbox v2 archive (one commit a mail, gc'd,
+  so that it has a commit-graph and delta chains) import to the same
+  database as the mbox, but for the position; killed 10 times and
+  resumed, the same again.
 - `patchyard rebuild` killed mid-build: the next rebuild gives the same
   branches as an uninterrupted one, and no acknowledgment twice.
 - 100 rebuilds with `patchyard gc` every ten: the staging repository's
@@ -125,6 +129,86 @@ def import_killed(tmp):
           'import\'s (%d rows compared)' % (what, hits, len(a)), a == b, diff or (len(a), len(b)))
     check('at least one kill hit a running import', hits >= 1, hits)
     print('import: %.0f ms clean; %d of 20 kills hit a running import' % (ms * 1000, hits))
+    import_pubinbox(tmp, mbox, os.path.join(clean.tmp, 'yard.db'))
+
+
+def mbox_mails(mbox):
+    """The raw mails of an mboxrd, unescaped."""
+    cur = None
+    for l in open(mbox, 'rb'):
+        if l.startswith(b'From '):
+            if cur is not None:
+                yield b''.join(cur)
+            cur = []
+            continue
+        if l.startswith(b'>') and l.lstrip(b'>').startswith(b'From '):
+            l = l[1:]
+        cur.append(l)
+    if cur is not None:
+        yield b''.join(cur)
+
+
+def make_inbox(mbox, path):
+    """A public-inbox v2 archive of the mbox's mails: epoch 0, a commit a
+    mail holding it as the blob m, packed and with a commit-graph as git
+    gc leaves an epoch."""
+    g = os.path.join(path, 'git', '0.git')
+    sh(['git', 'init', '-q', '--bare', '-b', 'master', g])
+    fi = subprocess.Popen(['git', '-C', g, 'fast-import', '--quiet'], stdin=subprocess.PIPE)
+    for i, raw in enumerate(mbox_mails(mbox)):
+        fi.stdin.write(b'commit refs/heads/master\ncommitter a <a@b> %d +0000\ndata 0\n'
+                       b'M 100644 inline m\ndata %d\n%s\n' % (1700000000 + i, len(raw), raw))
+    fi.stdin.close()
+    check('git fast-import makes the archive', fi.wait() == 0)
+    sh(['git', '-C', g, 'gc', '-q'])
+    check('the archive has a commit-graph',
+          os.path.exists(os.path.join(g, 'objects', 'info', 'commit-graph')))
+
+
+def without_positions(rows):
+    """A dump without import_pos's rows: an archive's positions are
+    commits, an mbox's offsets."""
+    out, skip = [], False
+    for r in rows:
+        if r.startswith('== '):
+            skip = r.startswith('== import_pos ')
+        elif skip:
+            continue
+        out.append(r)
+    return out
+
+
+def import_pubinbox(tmp, mbox, ref):
+    """The mbox's mails from a public-inbox archive: the database equals
+    the mbox import's (ref), then again after kills and a resume."""
+    inbox = os.path.join(tmp, 'inbox')
+    make_inbox(mbox, inbox)
+    os.makedirs(os.path.join(tmp, 'pi'))
+    y = Yard(os.path.join(tmp, 'pi'), '')
+    t0 = time.monotonic()
+    r = y.run('import', '--project', 'demo', inbox, check_rc=False)
+    ms = time.monotonic() - t0
+    check('the archive imports', r.returncode == 0, r.stderr)
+    a = without_positions(dump(os.path.join(y.tmp, 'yard.db')))
+    b = without_positions(dump(ref))
+    diff = [(x, y_) for x, y_ in zip(a, b) if x != y_][:3]
+    check('the archive imports to the database the mbox does (%d rows compared)' % len(a),
+          a == b, diff or (len(a), len(b)))
+    os.makedirs(os.path.join(tmp, 'pikilled'))
+    k = Yard(os.path.join(tmp, 'pikilled'), '')
+    rnd = random.Random(2024)
+    hits = 0
+    for _ in range(10):
+        hits += kill_at([YARD, '-c', k.conf, 'import', '--project', 'demo', inbox],
+                        ms * rnd.random())
+    r = k.run('import', '--project', 'demo', inbox, check_rc=False)
+    check('the resumed archive import finishes', r.returncode == 0, r.stderr)
+    a, b = dump(os.path.join(y.tmp, 'yard.db')), dump(os.path.join(k.tmp, 'yard.db'))
+    diff = [(x, y_) for x, y_ in zip(a, b) if x != y_][:3]
+    check('archive import killed %d times (of 10) and resumed: every table equals a clean '
+          'import\'s' % hits, a == b, diff or (len(a), len(b)))
+    print('import of the archive: %.0f ms clean; %d of 10 kills hit a running import'
+          % (ms * 1000, hits))
 
 
 def staged_yard(tmp, name, repo, n_patches=6):
