@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <iconv.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,13 +214,83 @@ add_lenient(struct buf *b, const char *p, size_t n, bool all_1252, bool *fb)
 }
 
 /*
+ * Converters kept open, for the process: glibc loads a charset's module
+ * (a shared object) at iconv_open() and unloads it when the last
+ * converter using it is closed, and unloading unmaps it, which makes the
+ * kernel flush the TLB of every core the process runs on, the import's
+ * writer's too.  An import meets the same few charsets again and again.
+ * A converter is one thread's at a time: taken from the pool, reset,
+ * given back.
+ */
+#define CD_POOL 16
+
+static struct {
+	char name[CS_NAME_MAX + 1];
+	iconv_t cd; /* NULL: an empty slot */
+	bool busy;
+} cd_pool[CD_POOL];
+static pthread_mutex_t cd_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A converter from name to UTF-8 in its initial state, and its slot in
+ * the pool (-1: none, close it after use); (iconv_t)-1 when iconv does
+ * not know the name. */
+static iconv_t
+cd_take(const char *name, int *slot)
+{
+	iconv_t cd;
+	int i;
+
+	pthread_mutex_lock(&cd_mu);
+	for (i = 0; i < CD_POOL; i++) {
+		if (cd_pool[i].cd != NULL && !cd_pool[i].busy &&
+		    strcmp(cd_pool[i].name, name) == 0) {
+			cd_pool[i].busy = true;
+			pthread_mutex_unlock(&cd_mu);
+			*slot = i;
+			iconv(cd_pool[i].cd, NULL, NULL, NULL, NULL);
+			return cd_pool[i].cd;
+		}
+	}
+	pthread_mutex_unlock(&cd_mu);
+	*slot = -1;
+	cd = iconv_open("UTF-8", name);
+	if (cd == (iconv_t)-1 || strlen(name) > CS_NAME_MAX)
+		return cd;
+	pthread_mutex_lock(&cd_mu);
+	for (i = 0; i < CD_POOL; i++) {
+		if (cd_pool[i].cd == NULL) {
+			strcpy(cd_pool[i].name, name);
+			cd_pool[i].cd = cd;
+			cd_pool[i].busy = true;
+			*slot = i;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cd_mu);
+	return cd;
+}
+
+static void
+cd_give(iconv_t cd, int slot)
+{
+	if (slot < 0) {
+		iconv_close(cd);
+		return;
+	}
+	pthread_mutex_lock(&cd_mu);
+	cd_pool[slot].busy = false;
+	pthread_mutex_unlock(&cd_mu);
+}
+
+/*
  * Append p converted by iconv from name.  ERR_PARSE when iconv does not
  * know the name or the bytes are invalid in it; b is then as it was.
  */
 static enum err
 add_iconv(struct buf *b, const char *name, const char *p, size_t n)
 {
-	iconv_t cd = iconv_open("UTF-8", name);
+	int slot;
+	iconv_t cd = cd_take(name, &slot);
 	size_t start = b->n, left = n;
 	char *in = (char *)p;
 	enum err e = ERR_OK;
@@ -252,7 +323,7 @@ add_iconv(struct buf *b, const char *name, const char *p, size_t n)
 			break;
 		}
 	}
-	iconv_close(cd);
+	cd_give(cd, slot);
 	if (e == ERR_OK && !utf8_valid(b->p + start, b->n - start))
 		e = ERR_PARSE;
 	if (e != ERR_OK)

@@ -1,4 +1,5 @@
 /* Unit tests of parsers/charset.c: charsets, RFC 2047, RFC 2231. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,6 +140,79 @@ test_iconv(void **state)
 	CONV("utf-16le", "a\0b\0", "ab", false);
 	/* NUL from a wide charset is U+FFFD too. */
 	CONV("utf-16be", "\0a\0\0", "a\xef\xbf\xbd", false);
+}
+
+/*
+ * Converters are kept open and handed out again (parsers/charset.c's
+ * pool): one left mid-sequence by invalid bytes, or in a shifted state,
+ * must convert the next text from the initial state; and two threads
+ * converting at once each get their own.
+ */
+static void
+test_iconv_reused(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		/* Ends shifted into JIS X 0208 without the way back. */
+		CONV("iso-2022-jp", "\x1b$B$3$s", "\xe3\x81\x93\xe3\x82\x93",
+		    false);
+		CONV("iso-2022-jp", "$3", "$3", false);
+		/* Shifted, then cut inside a character: falls back, and the
+		 * converter is left shifted for the next text. */
+		CONV("iso-2022-jp", "\x1b$B$", "\x1b$B$", true);
+		CONV("iso-2022-jp", "$3", "$3", false);
+		CONV("utf-16le", "a\0b",
+		    "a\xef\xbf\xbd"
+		    "b",
+		    true);
+		CONV("utf-16le", "a\0b\0", "ab", false);
+	}
+}
+
+static void *
+convert_many(void *arg)
+{
+	const char *cs = arg;
+	struct arena *a = arena_new();
+	bool ok = true;
+
+	for (int i = 0; i < 2000 && ok; i++) {
+		struct str out;
+		bool fb = false;
+
+		arena_reset(a);
+		if (strcmp(cs, "iso-2022-jp") == 0)
+			ok = charset_to_utf8(a, cs, "\x1b$B$3$s\x1b(B", 10,
+			         &out, &fb) == ERR_OK &&
+			    out.n == 6 &&
+			    memcmp(out.p, "\xe3\x81\x93\xe3\x82\x93", 6) == 0;
+		else
+			ok = charset_to_utf8(a, cs, "\xb1", 1, &out, &fb) ==
+			        ERR_OK &&
+			    out.n == 2 && memcmp(out.p, "\xc4\x85", 2) == 0;
+		ok = ok && !fb;
+	}
+	arena_free(a);
+	return ok ? arg : NULL;
+}
+
+static void
+test_iconv_threads(void **state)
+{
+	static const char *const cs[] = { "iso-2022-jp", "iso-8859-2",
+		"iso-2022-jp", "iso-8859-2" };
+	pthread_t th[4];
+	void *r;
+
+	(void)state;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(
+		    pthread_create(&th[i], NULL, convert_many, (void *)cs[i]),
+		    0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(th[i], &r), 0);
+		assert_ptr_equal(r, cs[i]);
+	}
 }
 
 static void
@@ -416,6 +490,8 @@ main(void)
 		cmocka_unit_test(test_utf8_repair),
 		cmocka_unit_test(test_1252),
 		cmocka_unit_test(test_iconv),
+		cmocka_unit_test(test_iconv_reused),
+		cmocka_unit_test(test_iconv_threads),
 		cmocka_unit_test(test_fallback),
 		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_2047),
