@@ -106,6 +106,23 @@ is_inbody_header(const struct mi *mi, struct mline l)
 	return false;
 }
 
+/* Whether l holds ">8", ">%", "8<" or "%<", which every scissors line
+ * does: most lines hold neither '<' nor '>', and are done with two
+ * memchr instead of the walk below. */
+static bool
+has_scissors(struct mline l)
+{
+	const char *c, *end = l.p + l.n;
+
+	for (c = l.p; (c = memchr(c, '>', (size_t)(end - c))) != NULL; c++)
+		if (end - c >= 2 && (c[1] == '8' || c[1] == '%'))
+			return true;
+	for (c = l.p; (c = memchr(c, '<', (size_t)(end - c))) != NULL; c++)
+		if (c > l.p && (c[-1] == '8' || c[-1] == '%'))
+			return true;
+	return false;
+}
+
 /* git's is_scissors_line(). */
 static bool
 is_scissors_line(struct mline l)
@@ -114,6 +131,8 @@ is_scissors_line(struct mline l)
 	int scissors = 0, gap = 0, perforation = 0, visible;
 	bool in_perforation = false;
 
+	if (!has_scissors(l))
+		return false;
 	for (c = l.p; c < end; c++) {
 		if (git_space(*c)) {
 			if (in_perforation) {
