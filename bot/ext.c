@@ -31,6 +31,7 @@
 #include "bot/web/webpub.h"
 #include "bot/web/websrv.h"
 #include "parsers/mime_etpan.h"
+#include "util/fdio.h"
 
 /* bot/ext_blob.S (made by the Makefile): the shared object's bytes. */
 extern const unsigned char yard_ext_so[];
@@ -60,16 +61,8 @@ load(void)
 
 	if (fd < 0)
 		die("memfd_create", strerror(errno));
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			die("write", strerror(errno));
-		p += w;
-		n -= (size_t)w;
-	}
+	if (fd_write_all(fd, p, n) != 0)
+		die("write", strerror(errno));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	/* Its own names bind to itself (-Bsymbolic); the binary's are
 	 * found in the binary. */

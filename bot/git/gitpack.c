@@ -37,6 +37,7 @@
 #include "bot/git/gitpriv.h"
 #include "parsers/pack.h"
 #include "parsers/patchid.h"
+#include "util/fdio.h"
 #include "util/fmap.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -58,16 +59,8 @@ struct out {
 static void
 out_flush(struct out *o)
 {
-	size_t done = 0;
-	ssize_t w;
-
-	while (done < o->n && o->err == 0) {
-		w = write(o->fd, o->buf + done, o->n - done);
-		if (w < 0 && errno != EINTR)
-			o->err = errno;
-		else if (w > 0)
-			done += (size_t)w;
-	}
+	if (o->err == 0 && fd_write_all(o->fd, o->buf, o->n) != 0)
+		o->err = errno;
 	o->n = 0;
 }
 

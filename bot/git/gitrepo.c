@@ -32,6 +32,7 @@
 #include "parsers/patchid.h"
 #include "util/ascii.h"
 #include "util/buf.h"
+#include "util/fdio.h"
 #include "util/fmap.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -1035,24 +1036,6 @@ gitcache_put(struct gitcache *c, const unsigned char key[41],
  * postimage id, the offset as 8 bytes little-endian), the SHA-1 of all
  * that.  The format's number changes with what applying a section means.
  */
-static int
-write_all(int fd, const void *p, size_t n)
-{
-	const char *q = p;
-
-	while (n > 0) {
-		ssize_t w = write(fd, q, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		q += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static const char cache_magic[] = "patchyard apply cache 1\n";
 #define CACHE_REC 69
 /* Records kept in the file (1.1 MB): a queue of 300 patches on a big
@@ -1137,7 +1120,7 @@ gitcache_save(struct gitcache *c)
 	tmp = xmalloc(strlen(c->file) + 32);
 	sprintf(tmp, "%s.%ld.tmp", c->file, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 || write_all(fd, b.p, b.n) != 0 || close(fd) != 0 ||
+	if (fd < 0 || fd_write_all(fd, b.p, b.n) != 0 || close(fd) != 0 ||
 	    rename(tmp, c->file) != 0) {
 		/* Only a cache: the next build applies again. */
 		log_info("gitrepo: %s: cannot keep the cache: %s", c->file,

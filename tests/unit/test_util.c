@@ -1,10 +1,14 @@
 /* Unit tests of util/: buffers, views, arena, UTF-8, JSON, time. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -12,6 +16,7 @@
 #include "util/ascii.h"
 #include "util/base64.h"
 #include "util/buf.h"
+#include "util/fdio.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/qp.h"
@@ -358,6 +363,35 @@ test_qp_encode(void **state)
 	buf_free(&b);
 }
 
+/* A megabyte whole to a file (and back the same); an error with errno
+ * for a descriptor that is not one. */
+static void
+test_fd_write_all(void **state)
+{
+	size_t n = 1 << 20, i;
+	unsigned char *p = malloc(n), *q = malloc(n);
+	FILE *f = tmpfile();
+
+	(void)state;
+	assert_non_null(p);
+	assert_non_null(q);
+	assert_non_null(f);
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)(i * 7 + i / 251);
+	assert_int_equal(fd_write_all(fileno(f), p, n), 0);
+	assert_int_equal(fd_write_all(fileno(f), p, 0), 0);
+	rewind(f);
+	assert_int_equal(fread(q, 1, n, f), n);
+	assert_memory_equal(p, q, n);
+	assert_int_equal(fgetc(f), EOF);
+	fclose(f);
+	errno = 0;
+	assert_int_equal(fd_write_all(-1, p, 1), -1);
+	assert_int_equal(errno, EBADF);
+	free(p);
+	free(q);
+}
+
 int
 main(void)
 {
@@ -373,6 +407,7 @@ main(void)
 		cmocka_unit_test(test_decode),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_qp_encode),
+		cmocka_unit_test(test_fd_write_all),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
