@@ -211,6 +211,17 @@ pr_cache_get(struct packread *r, size_t pack, uint64_t off)
 	return s->data != NULL && s->off == off && s->pack == pack ? s : NULL;
 }
 
+/* Empty slot s. */
+static void
+pr_slot_free(struct packread *r, struct pr_slot *s)
+{
+	if (s->data != NULL) {
+		r->cached -= s->n;
+		free(s->data);
+		s->data = NULL;
+	}
+}
+
 /* Keep data (n bytes, the caller's until now) as the object at off. */
 static void
 pr_cache_put(struct packread *r, size_t pack, uint64_t off, enum pack_type type,
@@ -218,11 +229,7 @@ pr_cache_put(struct packread *r, size_t pack, uint64_t off, enum pack_type type,
 {
 	struct pr_slot *s = pr_slot(r, pack, off);
 
-	if (s->data != NULL) {
-		r->cached -= s->n;
-		free(s->data);
-		s->data = NULL;
-	}
+	pr_slot_free(r, s);
 	if (r->cached + n > PR_CACHE_BYTES)
 		pr_cache_clear(r);
 	s->data = data;
@@ -239,11 +246,8 @@ pr_cache_drop(struct packread *r, size_t pack, uint64_t off)
 {
 	struct pr_slot *s = pr_slot(r, pack, off);
 
-	if (s->data != NULL && s->off == off && s->pack == pack) {
-		r->cached -= s->n;
-		free(s->data);
-		s->data = NULL;
-	}
+	if (s->off == off && s->pack == pack)
+		pr_slot_free(r, s);
 }
 
 /* Inflate the zlib stream of o in pack p into out: true when it gives
@@ -462,8 +466,8 @@ pr_hash_ok(enum pack_type type, const unsigned char *data, size_t n,
 	return memcmp(sum, id, PACK_ID_LEN) == 0;
 }
 
-/* Where id lies, and the object there built into *out (or NULL when it
- * is left in the cache, kept: *hit then). */
+/* Where id lies, and the object there built: into *out, or (keep) left
+ * in the cache at *pack and *off, *out NULL. */
 static enum err
 pr_read(struct packread *r, const unsigned char id[PACK_ID_LEN], bool keep,
     enum pack_type *type, unsigned char **out, size_t *n, size_t *pack,

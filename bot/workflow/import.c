@@ -27,12 +27,6 @@
  * each side, more than the parse of a small mail. */
 #define REFILL 16
 
-enum item_state {
-	ITEM_RAW, /* read, not parsed */
-	ITEM_BUSY, /* being parsed */
-	ITEM_DONE, /* parsed */
-};
-
 struct item {
 	char *raw;
 	size_t n, cap;
@@ -40,7 +34,7 @@ struct item {
 	struct mail m;
 	char pos[sizeof(((struct source_mail *)0)->pos)];
 	bool truncated;
-	enum item_state state;
+	bool parsed; /* claimed items only: done, not being parsed */
 };
 
 /*
@@ -120,13 +114,13 @@ parse_oldest(struct queue *q)
 	struct item *it = &q->items[i];
 	struct mail_opts o = q->opts;
 
-	it->state = ITEM_BUSY;
+	it->parsed = false;
 	pthread_mutex_unlock(&q->mu);
 	arena_reset(it->a);
 	o.truncated = it->truncated;
 	mail_parse(it->a, it->raw, it->n, &o, &it->m);
 	pthread_mutex_lock(&q->mu);
-	it->state = ITEM_DONE;
+	it->parsed = true;
 	if (i == q->head)
 		pthread_cond_signal(&q->not_empty);
 }
@@ -154,7 +148,6 @@ reader(void *arg)
 			e = read_one(q, it);
 			pthread_mutex_lock(&q->mu);
 			if (e == ERR_OK) {
-				it->state = ITEM_RAW;
 				q->count++;
 				q->frac = source_progress(q->src);
 			} else {
@@ -252,7 +245,7 @@ drain(struct queue *q, struct writer *w)
 	for (;;) {
 		struct item *it = &q->items[q->head];
 
-		if (q->count == 0 || it->state != ITEM_DONE) {
+		if (q->claimed == 0 || !it->parsed) {
 			if (q->count > q->claimed) {
 				parse_oldest(q);
 				w->parsed++;
