@@ -102,6 +102,23 @@ def kill_at(cmd, delay):
         return True
 
 
+def first_diffs(a, b):
+    """Where two dumps differ (the first three), or their lengths."""
+    return [(x, y) for x, y in zip(a, b) if x != y][:3] or (len(a), len(b))
+
+
+def killed_and_resumed(y, src, ms, kills, seed):
+    """Import src into y killed at kills random moments of a clean
+    import's ms, then to its end: how many kills hit a running import,
+    and the last run."""
+    rnd = random.Random(seed)
+    hits = 0
+    for _ in range(kills):
+        hits += kill_at([YARD, '-c', y.conf, 'import', '--project', 'demo', src],
+                        ms * rnd.random())
+    return hits, y.run('import', '--project', 'demo', src, check_rc=False)
+
+
 def import_killed(tmp):
     mbox = os.path.join(tmp, 'list.mbox')
     if LONG and os.path.exists(CORPUS):
@@ -116,17 +133,11 @@ def import_killed(tmp):
     clean.run('import', '--project', 'demo', mbox)
     ms = time.monotonic() - t0
     killed = Yard(os.path.join(tmp, 'killed') if os.makedirs(os.path.join(tmp, 'killed')) is None else '', '')
-    rnd = random.Random(2023)
-    hits = 0
-    for _ in range(20):
-        hits += kill_at([YARD, '-c', killed.conf, 'import', '--project', 'demo', mbox],
-                        ms * rnd.random())
-    r = killed.run('import', '--project', 'demo', mbox, check_rc=False)
+    hits, r = killed_and_resumed(killed, mbox, ms, 20, 2023)
     check('the resumed import finishes', r.returncode == 0, r.stderr)
     a, b = dump(os.path.join(clean.tmp, 'yard.db')), dump(os.path.join(killed.tmp, 'yard.db'))
-    diff = [(x, y) for x, y in zip(a, b) if x != y][:3]
     check('import of %s killed %d times (of 20) mid-run and resumed: every table equals a clean '
-          'import\'s (%d rows compared)' % (what, hits, len(a)), a == b, diff or (len(a), len(b)))
+          'import\'s (%d rows compared)' % (what, hits, len(a)), a == b, first_diffs(a, b))
     check('at least one kill hit a running import', hits >= 1, hits)
     print('import: %.0f ms clean; %d of 20 kills hit a running import' % (ms * 1000, hits))
     import_pubinbox(tmp, mbox, os.path.join(clean.tmp, 'yard.db'))
@@ -191,22 +202,15 @@ def import_pubinbox(tmp, mbox, ref):
     check('the archive imports', r.returncode == 0, r.stderr)
     a = without_positions(dump(os.path.join(y.tmp, 'yard.db')))
     b = without_positions(dump(ref))
-    diff = [(x, y_) for x, y_ in zip(a, b) if x != y_][:3]
     check('the archive imports to the database the mbox does (%d rows compared)' % len(a),
-          a == b, diff or (len(a), len(b)))
+          a == b, first_diffs(a, b))
     os.makedirs(os.path.join(tmp, 'pikilled'))
     k = Yard(os.path.join(tmp, 'pikilled'), '')
-    rnd = random.Random(2024)
-    hits = 0
-    for _ in range(10):
-        hits += kill_at([YARD, '-c', k.conf, 'import', '--project', 'demo', inbox],
-                        ms * rnd.random())
-    r = k.run('import', '--project', 'demo', inbox, check_rc=False)
+    hits, r = killed_and_resumed(k, inbox, ms, 10, 2024)
     check('the resumed archive import finishes', r.returncode == 0, r.stderr)
     a, b = dump(os.path.join(y.tmp, 'yard.db')), dump(os.path.join(k.tmp, 'yard.db'))
-    diff = [(x, y_) for x, y_ in zip(a, b) if x != y_][:3]
     check('archive import killed %d times (of 10) and resumed: every table equals a clean '
-          'import\'s' % hits, a == b, diff or (len(a), len(b)))
+          'import\'s' % hits, a == b, first_diffs(a, b))
     print('import of the archive: %.0f ms clean; %d of 10 kills hit a running import'
           % (ms * 1000, hits))
 

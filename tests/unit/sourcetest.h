@@ -166,6 +166,18 @@ have_git(void)
 	return system("git --version >/dev/null 2>&1") == 0;
 }
 
+/* A git object id (40 hex digits at h) into its 20 bytes. */
+static inline void
+unhex(const char *h, unsigned char *out)
+{
+	for (size_t i = 0; i < 20; i++) {
+		unsigned v;
+
+		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
+		out[i] = (unsigned char)v;
+	}
+}
+
 static inline void
 write_file(const char *path, const char *p, size_t n)
 {

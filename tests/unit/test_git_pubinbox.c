@@ -198,6 +198,30 @@ packed_mail(char *out, size_t n, size_t i)
 		    (l * 7 + i) % 50);
 }
 
+/* A fast-import stream of packed_mail(from) .. packed_mail(to - 1), a
+ * commit each; from > 0 goes on from the master an earlier import left. */
+static void
+fi_packed(const char *stream, size_t from, size_t to)
+{
+	char mail[4096];
+	FILE *f = fopen(stream, "w");
+	size_t i;
+
+	assert_non_null(f);
+	for (i = from; i < to; i++) {
+		packed_mail(mail, sizeof(mail), i);
+		fprintf(f,
+		    "commit refs/heads/master\n"
+		    "committer I <i@example.org> %zu +0000\n"
+		    "data 2\nm\n%s"
+		    "M 100644 inline m\ndata %zu\n%s\n",
+		    1700000000 + i,
+		    i == from && from > 0 ? "from refs/heads/master^0\n" : "",
+		    strlen(mail), mail);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
 /*
  * An epoch as a live inbox has it: the older mails in a gc'd pack, in
  * delta chains (read by bot/source/packread.c), the newer loose (read
@@ -212,7 +236,6 @@ test_pubinbox_packed(void **state)
 	};
 	char *d, path[4200], stream[4200], mail[4096];
 	struct mails ms = { 0 }, rest = { 0 };
-	FILE *f;
 	size_t i;
 
 	(void)state;
@@ -223,20 +246,8 @@ test_pubinbox_packed(void **state)
 	snprintf(stream, sizeof(stream), "%s/fi", d);
 	run("git init -q --bare '%s'", path);
 	for (int half = 0; half < 2; half++) {
-		f = fopen(stream, "w");
-		assert_non_null(f);
-		for (i = half * N / 2; i < (size_t)(half + 1) * N / 2; i++) {
-			packed_mail(mail, sizeof(mail), i);
-			fprintf(f,
-			    "commit refs/heads/master\n"
-			    "committer I <i@example.org> %zu +0000\n"
-			    "data 2\nm\n%s"
-			    "M 100644 inline m\ndata %zu\n%s\n",
-			    1700000000 + i,
-			    i == N / 2 ? "from refs/heads/master^0\n" : "",
-			    strlen(mail), mail);
-		}
-		assert_int_equal(fclose(f), 0);
+		fi_packed(
+		    stream, (size_t)half * N / 2, (size_t)(half + 1) * N / 2);
 		if (half == 0) {
 			run("git -C '%s' fast-import --quiet < '%s' && "
 			    "git -C '%s' repack -adq && cd '%s' && "
@@ -272,18 +283,6 @@ test_pubinbox_packed(void **state)
 	rmtmp(d);
 }
 
-/* ids read whole from hex. */
-static void
-unhex_id(const char *h, unsigned char *out)
-{
-	for (size_t i = 0; i < 20; i++) {
-		unsigned v;
-
-		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
-		out[i] = (unsigned char)v;
-	}
-}
-
 /*
  * In the epoch's commit-graph, the first parent of the commit hex is
  * made pos (a position the graph may not hold), and the file's hash made
@@ -303,7 +302,7 @@ graph_set_parent(const char *epoch, const char *hex, uint32_t pos)
 	g = (unsigned char *)tu_read_file(path, &len);
 	assert_non_null(g);
 	assert_true(commitgraph_init(&cg, g, len));
-	unhex_id(hex, id);
+	unhex(hex, id);
 	assert_true(commitgraph_find(&cg, id, &at));
 	{
 		unsigned char *p =
@@ -353,20 +352,7 @@ test_pubinbox_commit_graph(void **state)
 	snprintf(stream, sizeof(stream), "%s/fi", d);
 	run("git init -q --bare '%s'", path);
 	for (int part = 0; part < 2; part++) {
-		f = fopen(stream, "w");
-		assert_non_null(f);
-		for (i = part ? N : 0; i < (part ? N + NEW : N); i++) {
-			packed_mail(mail, sizeof(mail), i);
-			fprintf(f,
-			    "commit refs/heads/master\n"
-			    "committer I <i@example.org> %zu +0000\n"
-			    "data 2\nm\n%s"
-			    "M 100644 inline m\ndata %zu\n%s\n",
-			    1700000000 + i,
-			    i == N ? "from refs/heads/master^0\n" : "",
-			    strlen(mail), mail);
-		}
-		assert_int_equal(fclose(f), 0);
+		fi_packed(stream, part ? N : 0, part ? N + NEW : N);
 		run("git -C '%s' fast-import --quiet < '%s'", path, stream);
 		if (part == 0)
 			run("git -C '%s' gc -q && "
@@ -441,7 +427,7 @@ test_pubinbox_commit_graph(void **state)
 		g = (unsigned char *)tu_read_file(cmd, &len);
 		assert_non_null(g);
 		assert_true(commitgraph_init(&cg, g, len));
-		unhex_id(hex[1], id);
+		unhex(hex[1], id);
 		assert_true(commitgraph_find(&cg, id, &at));
 		free(g);
 		graph_set_parent(path, hex[0], at);

@@ -305,17 +305,6 @@ struct obj {
 	size_t n;
 };
 
-static void
-unhex(const char *h, unsigned char *out)
-{
-	for (size_t i = 0; i < PACK_ID_LEN; i++) {
-		unsigned v;
-
-		assert_int_equal(sscanf(h + 2 * i, "%2x", &v), 1);
-		out[i] = (unsigned char)v;
-	}
-}
-
 /* Every object of the repository at dir, as git cat-file prints it. */
 static struct obj *
 git_objects(const char *dir, size_t *count)
