@@ -188,6 +188,8 @@ static const struct key source_keys[] = {
 	{ "seen", KT_STR, S(seen), false, KC_SEEN, NULL, NORANGE },
 	{ "interval", KT_INT, S(interval), false, KC_ANY,
 	    RANGE(1, 24 * 3600, "seconds") },
+	{ "timeout", KT_INT, S(timeout), false, KC_ANY,
+	    RANGE(1, 3600, "seconds") },
 };
 static const struct key auth_keys[] = {
 	{ "authserv-id", KT_STR, C(auth_authserv_id), false, KC_ANY, NULL,
@@ -650,6 +652,7 @@ defaults_named(const struct section *sec, void *obj)
 	} else if (sec->id == SEC_SOURCE) {
 		((struct conf_source *)obj)->seen = "leave";
 		((struct conf_source *)obj)->interval = 60;
+		((struct conf_source *)obj)->timeout = 60;
 	} else if (sec->id == SEC_PROMOTE) {
 		struct conf_promote *pr = obj;
 
@@ -1343,13 +1346,26 @@ key_line(const struct item *it, const char *name)
 	return it->set[i];
 }
 
+/* The [source] keys that only an IMAP source may have. */
+static const char *const imap_keys[] = { "password-file", "ca-file",
+	"pin-sha256", "seen", "timeout", NULL };
+
+static bool
+imap_only(const char *key)
+{
+	size_t i;
+
+	for (i = 0; imap_keys[i]; i++)
+		if (strcmp(key, imap_keys[i]) == 0)
+			return true;
+	return false;
+}
+
 /* A source reads from exactly one place; IMAP-only keys need IMAP. */
 static void
 check_source(struct parser *ps, const struct item *it)
 {
 	const struct conf_source *src = it->obj;
-	static const char *const imap_only[] = { "password-file", "ca-file",
-		"pin-sha256", "seen", NULL };
 	int kinds = (src->imap != NULL) + (src->public_inbox != NULL) +
 	    (src->maildir != NULL);
 	size_t i;
@@ -1367,11 +1383,11 @@ check_source(struct parser *ps, const struct item *it)
 		    show(ps, it->name));
 	if (src->imap != NULL || kinds != 1)
 		return;
-	for (i = 0; imap_only[i]; i++)
-		if ((line = key_line(it, imap_only[i])) != 0)
+	for (i = 0; imap_keys[i]; i++)
+		if ((line = key_line(it, imap_keys[i])) != 0)
 			perr(ps, line,
 			    "source.%s.%s applies to imap sources only",
-			    show(ps, it->name), imap_only[i]);
+			    show(ps, it->name), imap_keys[i]);
 }
 
 /* What can only be judged once the whole file is read. */
@@ -1808,10 +1824,7 @@ key_applies(const struct section *sec, const struct key *k, const void *obj)
 	}
 	if (sec->id == SEC_SOURCE &&
 	    ((const struct conf_source *)obj)->imap == NULL)
-		return strcmp(k->name, "password-file") != 0 &&
-		    strcmp(k->name, "ca-file") != 0 &&
-		    strcmp(k->name, "pin-sha256") != 0 &&
-		    strcmp(k->name, "seen") != 0;
+		return !imap_only(k->name);
 	return true;
 }
 

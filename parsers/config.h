@@ -114,6 +114,7 @@ struct conf_source {
 	const char *project; /* NULL: by the mail's headers */
 	const char *seen; /* IMAP: "leave" (default), "flag", "move:FOLDER" */
 	int interval; /* seconds between polls, default 60 */
+	int timeout; /* IMAP: seconds a server may stay silent, default 60 */
 };
 
 /*

@@ -188,6 +188,7 @@ connect_source(struct daemon *d, struct follower *f, char *err, size_t errn)
 	ic.password_file = f->cs->password_file;
 	ic.ca_file = f->cs->ca_file;
 	ic.pin_sha256 = f->cs->pin_sha256;
+	ic.timeout = f->cs->timeout;
 	(void)d;
 	return imap_connect(&ic, &f->imap, err, errn);
 }

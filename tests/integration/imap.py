@@ -110,7 +110,10 @@ def scenario(tmp):
     check('the position is UIDVALIDITY:UID', st['position'] == '%d:3' % d.uidvalidity('lists'), st)
 
     # 100 mails appended while run idles: all in within 5 s of the last.
-    y = Yard2(tmp, 'main', src + '\tseen = flag\n')
+    # A server may hold a new session a while after a crash: the timeout
+    # lets the source give up such a connection and make it again well
+    # inside the wait below.
+    y = Yard2(tmp, 'main', src + '\tseen = flag\n\ttimeout = 10\n')
     y.start()
     if y.wait_for(3, 10) != 3:
         check('run reads the mail that was there', False, y.logtext()[-500:])
@@ -143,7 +146,7 @@ def scenario(tmp):
     d.start()
     n = y.wait_for(703, 60)
     check('after a kill mid-fetch (at %d) and a restart, every mail is in' % at, n == 703,
-          '%d; %s' % (n, y.logtext()[-2000:]))
+          '%d; %s\ndovecot: %s' % (n, y.logtext()[-2000:], d.log()[-2000:]))
     db = y.db()
     dup = db.execute('SELECT count(*) - count(DISTINCT msgid), sum(deliveries) - count(*)'
                      ' FROM message').fetchone()
@@ -163,7 +166,8 @@ def scenario(tmp):
     y.start()
     n = y.wait_for(708, 20)
     time.sleep(0.5)
-    check('after a UIDVALIDITY change the new mail is in', y.count() == 708, n)
+    check('after a UIDVALIDITY change the new mail is in', y.count() == 708,
+          '%d; %s\ndovecot: %s' % (n, y.logtext()[-1000:], d.log()[-1000:]))
     db = y.db()
     dup = db.execute('SELECT count(*) - count(DISTINCT msgid) FROM message').fetchone()[0]
     db.close()
@@ -203,6 +207,16 @@ def scenario(tmp):
         ok = False
     check('SIGTERM ends run within 2 s while a server keeps silent (%.2f s)'
           % (time.time() - t0), ok and held, hang.logtext()[-300:])
+
+    # timeout: a connection whose server stays silent is given up.
+    quick = Yard2(tmp, 'quick', '\timap = imaps://%s@127.0.0.1:%d/lists\n\tpassword-file = %s\n'
+                  '\ttimeout = 1\n' % (USER, silent.getsockname()[1], pw))
+    t0 = time.time()
+    r = quick.run('run', '--once', check_rc=False)
+    took = time.time() - t0
+    err = r.stderr.decode(errors='replace')
+    check('timeout = 1 gives up a silent server (%.2f s)' % took,
+          r.returncode == 1 and took < 10 and 'timed out' in err, err[-300:])
     silent.close()
 
     # A server without IDLE is polled every interval seconds.

@@ -165,6 +165,7 @@ dump_named(struct buf *b, const struct config *c)
 		putf(b, f, s->name, "project", s->project);
 		putf(b, f, s->name, "seen", s->seen);
 		putfn(b, f, s->name, "interval", s->interval);
+		putfn(b, f, s->name, "timeout", s->timeout);
 	}
 	put_promote(b, &c->promote);
 	for (i = 0; i < c->npromotes; i++)
@@ -794,7 +795,7 @@ test_sources(void **state)
 	    HEAD "[source \"lore\"]\n\tpublic-inbox = https://lore.example/p\n"
 	         "\tinterval = 5\n[source \"box\"]\n\tmaildir = /srv/Maildir\n"
 	         "[source \"imap\"]\n\timap = imaps://u@imap.example/INBOX\n"
-	         "\tseen = move:Archive\n",
+	         "\tseen = move:Archive\n\ttimeout = 20\n",
 	    &c);
 	assert_int_equal(c.nsources, 3);
 	assert_string_equal(
@@ -804,19 +805,25 @@ test_sources(void **state)
 	assert_string_equal(c.sources[1].maildir, "/srv/Maildir");
 	assert_int_equal(c.sources[1].interval, 60);
 	assert_string_equal(c.sources[2].seen, "move:Archive");
+	assert_int_equal(c.sources[2].timeout, 20);
+	assert_int_equal(c.sources[0].timeout, 60);
 	e = parse_errors(a,
 	    HEAD "[source \"none\"]\n\tproject = p\n"
 	         "[source \"two\"]\n\timap = imap://h/INBOX\n\tmaildir = m\n"
 	         "[source \"pi\"]\n\tpublic-inbox = i\n\tseen = flag\n"
 	         "[source \"bad\"]\n\timap = imap://h/INBOX\n\tseen = "
-	         "move:\n");
+	         "move:\n\ttimeout = 0\n"
+	         "[source \"md\"]\n\tmaildir = m\n\ttimeout = 5\n");
 	assert_string_equal(e,
 	    "5: source 'none' needs one of imap, public-inbox or maildir\n"
 	    "7: source 'two' has more than one of imap, public-inbox and "
 	    "maildir\n"
 	    "12: source.pi.seen applies to imap sources only\n"
 	    "15: bad value 'move:' for 'source.bad.seen': expected leave, flag "
-	    "or move:FOLDER\n");
+	    "or move:FOLDER\n"
+	    "16: bad value '0' for 'source.bad.timeout': expected a "
+	    "number of seconds from 1 to 3600\n"
+	    "19: source.md.timeout applies to imap sources only\n");
 	free(e);
 	arena_free(a);
 }
