@@ -89,21 +89,27 @@ fanout_search(const unsigned char *fan, const unsigned char *ids,
 }
 
 bool
-packidx_find(
-    const struct packidx *x, const unsigned char id[PACK_ID_LEN], uint64_t *off)
+packidx_pos(
+    const struct packidx *x, const unsigned char id[PACK_ID_LEN], uint32_t *pos)
 {
-	const unsigned char *fan, *ids, *offs;
-	uint32_t mid, o;
-	size_t big, at;
-
 	if (x->map == NULL)
 		return false;
-	fan = x->map + IDX_HEAD;
-	ids = fan + IDX_FANOUT;
-	if (!fanout_search(fan, ids, id, &mid))
+	return fanout_search(
+	    x->map + IDX_HEAD, x->map + IDX_HEAD + IDX_FANOUT, id, pos);
+}
+
+bool
+packidx_offset(const struct packidx *x, uint32_t pos, uint64_t *off)
+{
+	const unsigned char *offs;
+	uint32_t o;
+	size_t big, at;
+
+	if (x->map == NULL || pos >= x->n)
 		return false;
-	offs = ids + (size_t)x->n * (PACK_ID_LEN + 4);
-	o = be32(offs + (size_t)mid * 4);
+	offs =
+	    x->map + IDX_HEAD + IDX_FANOUT + (size_t)x->n * (PACK_ID_LEN + 4);
+	o = be32(offs + (size_t)pos * 4);
 	if (!(o & 0x80000000u)) {
 		*off = o;
 		return true;
@@ -116,6 +122,34 @@ packidx_find(
 	at += big * 8;
 	*off = (uint64_t)be32(x->map + at) << 32 | be32(x->map + at + 4);
 	return true;
+}
+
+uint32_t
+packidx_crc(const struct packidx *x, uint32_t pos)
+{
+	return be32(x->map + IDX_HEAD + IDX_FANOUT +
+	    (size_t)x->n * PACK_ID_LEN + (size_t)pos * 4);
+}
+
+const unsigned char *
+packidx_pack_sum(const struct packidx *x)
+{
+	return x->map + x->len - IDX_TRAILER;
+}
+
+const unsigned char *
+packidx_self_sum(const struct packidx *x)
+{
+	return x->map + x->len - PACK_ID_LEN;
+}
+
+bool
+packidx_find(
+    const struct packidx *x, const unsigned char id[PACK_ID_LEN], uint64_t *off)
+{
+	uint32_t pos;
+
+	return packidx_pos(x, id, &pos) && packidx_offset(x, pos, off);
 }
 
 bool

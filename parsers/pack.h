@@ -44,6 +44,22 @@ bool packidx_init(struct packidx *x, const unsigned char *map, size_t len);
 bool packidx_find(const struct packidx *x, const unsigned char id[PACK_ID_LEN],
     uint64_t *off);
 
+/* The same in two steps: where id lies in the index (its position in
+ * the sorted ids), then the offset of the object at pos (pos < x->n). */
+bool packidx_pos(const struct packidx *x, const unsigned char id[PACK_ID_LEN],
+    uint32_t *pos);
+bool packidx_offset(const struct packidx *x, uint32_t pos, uint64_t *off);
+
+/* The CRC-32 the index records of the object at pos (pos < x->n): of its
+ * bytes in the pack, header and zlib stream, as git index-pack read
+ * them. */
+uint32_t packidx_crc(const struct packidx *x, uint32_t pos);
+
+/* The index's two trailing hashes: of the pack it indexes (the pack's
+ * own trailing hash), then of the index up to there. */
+const unsigned char *packidx_pack_sum(const struct packidx *x);
+const unsigned char *packidx_self_sum(const struct packidx *x);
+
 /* The header "PACK", version 2 or 3, then the object count (into
  * *count): true when pack[0..len) starts with one and has room for its
  * trailing hash. */

@@ -4,7 +4,9 @@
  * libgit2's time (docs/DECISIONS.md, "public-inbox reads its packs
  * itself").  Objects are inflated from the mapped .pack, deltas applied
  * with parsers/pack.c, the bases a delta needs kept in a small cache, and
- * every object handed out hashed again and compared with its id.
+ * every byte read checked against the CRC-32 the index records of it
+ * (or, where that cannot be trusted, every object handed out hashed
+ * again and compared with its id).
  *
  * It reads packs only, and only what it can read whole: an object it
  * does not find in a pack (loose, in an alternate) or cannot resolve
@@ -32,11 +34,16 @@ void packread_free(struct packread *r);
 /* Packs opened. */
 size_t packread_npacks(const struct packread *r);
 
+/* Objects handed out so far that were checked by hashing them, not by
+ * the CRCs of their bytes (for tests: none, on a pack git wrote). */
+size_t packread_hashed(const struct packread *r);
+
 /*
  * Object id: its type and its bytes into *out (n bytes, and a NUL after
  * them; the caller frees it).  The bases met on the way are kept.
  * ERR_NOTFOUND: no pack here holds it whole (see above).  ERR_GIT: a pack
- * holds it, but it is corrupt or its bytes do not hash to id.
+ * holds it, but it is corrupt: its bytes fail their CRC and do not hash
+ * to id.
  */
 enum err packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
     enum pack_type *type, unsigned char **out, size_t *n);

@@ -4,6 +4,8 @@
  * itself: every object of packs git wrote (deltas by offset and by id,
  * chains 50 deep, more bytes than the cache holds) reads as `git cat-file
  * --batch` prints it, and no corrupted byte ever reads as another object.
+ * The reader checks what it reads by the index's CRC-32s, which a pack git
+ * wrote always passes; an index it cannot trust makes it hash instead.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +19,7 @@
 
 #include "bot/source/packread.h"
 #include "parsers/pack.h"
+#include "parsers/patchid.h"
 #include "tests/unit/sourcetest.h"
 #include "tests/unit/testutil.h"
 #include "util/log.h"
@@ -248,7 +251,8 @@ make_idx(unsigned char *x, unsigned char ids[3][PACK_ID_LEN])
 	at = 8 + 1024;
 	for (i = 0; i < 3; i++, at += PACK_ID_LEN)
 		memcpy(x + at, ids[i], PACK_ID_LEN);
-	at += 3 * 4; /* CRCs */
+	for (i = 0; i < 3; i++, at += 4)
+		put32(x + at, 0x11111111u * (uint32_t)(i + 1));
 	put32(x + at, 12);
 	put32(x + at + 4, 4000);
 	put32(x + at + 8, 0x80000000u);
@@ -266,6 +270,7 @@ test_idx(void **state)
 	unsigned char x[2048], ids[3][PACK_ID_LEN], other[PACK_ID_LEN];
 	struct packidx idx;
 	uint64_t off;
+	uint32_t pos;
 	size_t n;
 
 	(void)state;
@@ -278,6 +283,16 @@ test_idx(void **state)
 	assert_int_equal(off, 4000);
 	assert_true(packidx_find(&idx, ids[2], &off));
 	assert_int_equal(off, 0x123456789ull);
+	/* The same in two steps, and each object's CRC. */
+	assert_true(packidx_pos(&idx, ids[1], &pos));
+	assert_int_equal(pos, 1);
+	assert_true(packidx_offset(&idx, pos, &off));
+	assert_int_equal(off, 4000);
+	assert_int_equal(packidx_crc(&idx, 0), 0x11111111u);
+	assert_int_equal(packidx_crc(&idx, 2), 0x33333333u);
+	assert_false(packidx_offset(&idx, 3, &off));
+	assert_ptr_equal(packidx_self_sum(&idx), x + n - PACK_ID_LEN);
+	assert_ptr_equal(packidx_pack_sum(&idx), x + n - 2 * PACK_ID_LEN);
 	memcpy(other, ids[1], PACK_ID_LEN);
 	other[19] = 1;
 	assert_false(packidx_find(&idx, other, &off));
@@ -400,17 +415,16 @@ make_repo(void)
 	return d;
 }
 
-/* Every object of dir/r read by the reader equals git's. */
-static void
-assert_reads_as_git(const char *d)
+/* Every object of dir/r read by the reader equals v[0..n), git's: how
+ * many of the reads were checked by hashing (not by the index's CRCs). */
+static size_t
+reads_as(const char *d, const struct obj *v, size_t n)
 {
 	char r[4200];
 	struct packread *pr;
-	struct obj *v;
-	size_t n, i;
+	size_t i, hashed;
 
 	snprintf(r, sizeof(r), "%s/r.git", d);
-	v = git_objects(r, &n);
 	assert_true(n > 360);
 	assert_int_equal(packread_open(r, &pr), ERR_OK);
 	assert_int_equal(packread_npacks(pr), 1);
@@ -438,8 +452,23 @@ assert_reads_as_git(const char *d)
 			assert_int_equal(kept[got], '\0');
 			free(data);
 		}
+	hashed = packread_hashed(pr);
 	packread_free(pr);
+	return hashed;
+}
+
+static size_t
+reads_as_git(const char *d)
+{
+	char r[4200];
+	struct obj *v;
+	size_t n, hashed;
+
+	snprintf(r, sizeof(r), "%s/r.git", d);
+	v = git_objects(r, &n);
+	hashed = reads_as(d, v, n);
 	free_objects(v, n);
+	return hashed;
 }
 
 /* The pack of dir/r holds deltas, all of kind want (by git show-index's
@@ -500,7 +529,7 @@ assert_reader_on(const char *config, enum pack_type want)
 	    "grep -q 'chain length = 50:'",
 	    d);
 	assert_delta_kinds(d, want);
-	assert_reads_as_git(d);
+	assert_int_equal(reads_as_git(d), 0);
 	rmtmp(d);
 }
 
@@ -565,6 +594,94 @@ test_reader_leaves(void **state)
 	assert_int_equal(packread_npacks(pr), 0);
 	assert_int_equal(packread_read(pr, id, &t, &data, &n), ERR_NOTFOUND);
 	packread_free(pr);
+	rmtmp(d);
+}
+
+/* The index of dir/r.git, read whole into *n bytes; its path in path. */
+static unsigned char *
+read_idx(const char *d, char *path, size_t size, size_t *n)
+{
+	char cmd[4400];
+	unsigned char *x = malloc(1u << 20);
+	FILE *f;
+
+	assert_non_null(x);
+	snprintf(cmd, sizeof(cmd), "ls %s/r.git/objects/pack/*.idx", d);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(path, (int)size, f));
+	pclose(f);
+	path[strcspn(path, "\n")] = '\0';
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	*n = fread(x, 1, 1u << 20, f);
+	fclose(f);
+	assert_true(*n > 1100 && *n < (1u << 20));
+	return x;
+}
+
+/* x[0..n) written over path; with its trailing hash made again when
+ * rehash. */
+static void
+write_idx(const char *path, unsigned char *x, size_t n, bool rehash)
+{
+	FILE *f;
+
+	if (rehash)
+		patchid_sha1(x, n - PACK_ID_LEN, x + n - PACK_ID_LEN);
+	run("chmod u+w '%s'", path);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(x, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * What the index vouches for.  Its CRC of an object changed (its own hash
+ * then failing): every object is hashed, and reads as git's.  The same
+ * with the index's hash made again, so that the index is whole but for
+ * that CRC: the object is hashed, and the rest still go by their CRCs.
+ * An index whose record of its pack's hash is not the pack's: hashed.
+ */
+static void
+test_reader_index(void **state)
+{
+	char *d, path[4200], r[4200];
+	unsigned char *x, *orig;
+	struct packidx idx;
+	struct obj *v;
+	size_t n, nv, all, one;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = make_repo();
+	snprintf(r, sizeof(r), "%s/r.git", d);
+	v = git_objects(r, &nv);
+	x = read_idx(d, path, sizeof(path), &n);
+	orig = malloc(n);
+	assert_non_null(orig);
+	memcpy(orig, x, n);
+	assert_true(packidx_init(&idx, x, n));
+	/* The CRC of the object at position 7. */
+	x[8 + 1024 + (size_t)idx.n * PACK_ID_LEN + 7 * 4] ^= 0x40;
+	write_idx(path, x, n, false);
+	all = reads_as(d, v, nv);
+	assert_int_equal(all, 2 * nv);
+	write_idx(path, x, n, true);
+	one = reads_as(d, v, nv);
+	assert_true(one >= 1);
+	assert_true(one < all / 4);
+	memcpy(x, orig, n);
+	x[n - 2 * PACK_ID_LEN] ^= 1;
+	write_idx(path, x, n, true);
+	assert_int_equal(reads_as(d, v, nv), all);
+	memcpy(x, orig, n);
+	write_idx(path, x, n, false);
+	assert_int_equal(reads_as(d, v, nv), 0);
+	free_objects(v, nv);
+	free(orig);
+	free(x);
 	rmtmp(d);
 }
 
@@ -760,6 +877,7 @@ main(void)
 		cmocka_unit_test(test_reader_ref_deltas),
 		cmocka_unit_test(test_reader_leaves),
 		cmocka_unit_test(test_reader_corrupt),
+		cmocka_unit_test(test_reader_index),
 		cmocka_unit_test(test_commitgraph),
 	};
 
