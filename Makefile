@@ -16,13 +16,19 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -letpan -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 # The files that need libetpan, libcurl, libmicrohttpd, jansson or GnuTLS
-# (IMAP, SMTP, the web server, multi-part MIME) go into a shared object
-# that the binary carries and loads at their first use (bot/ext.c): the
-# other commands start without those 25 libraries.  Tests link them all.
-EXT_SRC   := parsers/mime_etpan.c bot/source/imap.c bot/source/imap_tls.c \
+# (IMAP, SMTP, the web server) go into a shared object that the binary
+# carries and loads at their first use (bot/ext.c): the other commands
+# start without those 25 libraries.  Tests link them all.
+EXT_SRC   := bot/source/imap.c bot/source/imap_tls.c \
 	     bot/mailout/smtp.c $(sort $(wildcard bot/web/*.c))
+# libetpan's MIME parser (parsers/mime_etpan.c) is linked into the binary
+# from libetpan's static archive: its few objects need nothing but libc,
+# where the shared library pulls in GnuTLS and a dozen more.  Its names
+# stay the binary's own (not exported), so the IMAP code in the shared
+# object binds to the shared libetpan alone.
 CORE_LIBS := $(shell pkg-config --libs libgit2 sqlite3 nettle libpsl zlib libdeflate \
-	     2>/dev/null) -lpthread
+	     2>/dev/null) -Wl,--exclude-libs,libetpan.a -Wl,-Bstatic -letpan -Wl,-Bdynamic \
+	     -lpthread
 EXT_LIBS  := $(shell pkg-config --libs libcurl libmicrohttpd jansson gnutls \
 	     2>/dev/null) -letpan
 

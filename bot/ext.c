@@ -1,18 +1,17 @@
 /*
  * The binary's side of the parts it loads at first use.
  *
- * IMAP (libetpan and GnuTLS), SMTP (libcurl), the web server
- * (libmicrohttpd, jansson) and multi-part MIME (libetpan) pull in about
- * 25 shared libraries: loading and relocating them took 8 ms of every
- * start of the binary, half of a `patchyard list` or of a per-mail
- * `patchyard ingest`, though most commands use none of them.  The
- * Makefile links those files into a shared object of their own
- * (patchyard-ext.so) and puts its bytes into the binary; the first call
- * into one of them lands here, and the object is loaded from a memory
- * file (so the binary still works alone, from any folder).  It finds
- * everything else (util, parsers, storage) in the binary, which exports
- * its symbols for it.  Tests link the same files directly
- * (docs/DECISIONS.md, "Network parts are loaded at first use").
+ * IMAP (libetpan and GnuTLS), SMTP (libcurl) and the web server
+ * (libmicrohttpd, jansson) pull in about 25 shared libraries: loading
+ * and relocating them took 8 ms of every start of the binary, half of a
+ * `patchyard list` or of a per-mail `patchyard ingest`, though most commands
+ * use none of them.  The Makefile links those files into a shared object of
+ * their own (patchyard-ext.so) and puts its bytes into the binary; the first
+ * call into one of them lands here, and the object is loaded from a memory file
+ * (so the binary still works alone, from any folder).  It finds everything else
+ * (util, parsers, storage) in the binary, which exports its symbols for it.
+ * Tests link the same files directly (docs/DECISIONS.md, "Network parts are
+ * loaded at first use").
  *
  * Only the binary links this file: each function below has the name and
  * type of the real one (their headers say so) and calls it.
@@ -30,7 +29,6 @@
 #include "bot/source/imap.h"
 #include "bot/web/webpub.h"
 #include "bot/web/websrv.h"
-#include "parsers/mime_etpan.h"
 #include "util/fdio.h"
 
 /* bot/ext_blob.S (made by the Makefile): the shared object's bytes. */
@@ -45,7 +43,7 @@ static void
 die(const char *what, const char *why)
 {
 	fprintf(stderr,
-	    "patchyard: cannot load its IMAP, SMTP, web and MIME parts: %s: "
+	    "patchyard: cannot load its IMAP, SMTP and web parts: %s: "
 	    "%s\n",
 	    what, why);
 	exit(1);
@@ -86,26 +84,6 @@ sym(const char *name)
 
 /* The real function of this name, with this function's type. */
 #define EXT(fn) ((__typeof__(&fn))sym(#fn))
-
-/* parsers/mime_etpan.h */
-
-int
-mime_etpan_parse(const char *buf, size_t n, size_t *idx, struct mailmime **out)
-{
-	return EXT(mime_etpan_parse)(buf, n, idx, out);
-}
-
-char *
-mime_etpan_boundary(struct mailmime_content *ct)
-{
-	return EXT(mime_etpan_boundary)(ct);
-}
-
-void
-mime_etpan_free(struct mailmime *mm)
-{
-	EXT(mime_etpan_free)(mm);
-}
 
 /* bot/source/imap.h */
 
