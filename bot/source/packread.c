@@ -68,7 +68,14 @@ struct pr_pack {
 	size_t plen, ilen;
 	size_t lo, hi; /* bytes of pack read since the last drop */
 	struct packidx idx;
-	bool crc; /* the index is whole and its pack's: its CRCs count */
+	/* Whether the index's CRCs count (it is whole and its pack's):
+	 * found out at the first object read, so that opening an epoch
+	 * with nothing new to read costs nothing. */
+	enum {
+		PR_UNCHECKED,
+		PR_TRUSTED,
+		PR_HASHED
+	} crc;
 	/* The index's objects by offset, offset << 32 | position (made at
 	 * the first check), for the CRC of a base named by its offset. */
 	uint64_t *byoff;
@@ -157,11 +164,6 @@ pr_add(struct packread *r, const char *dir, const char *name)
 	}
 	p.name = xstrndup(name, n);
 	p.lo = SIZE_MAX;
-	p.crc = pr_idx_whole(&p);
-	if (!p.crc)
-		log_debug("source: %s: pack %s: its index fails its hash: "
-		          "every object is hashed",
-		    dir, p.name);
 	r->packs =
 	    xgrow(r->packs, &r->palloc, r->npacks + 1, sizeof(*r->packs));
 	r->packs[r->npacks++] = p;
@@ -337,7 +339,7 @@ pr_byoff(struct pr_pack *p)
 	p->byoff = xcalloc(p->idx.n ? p->idx.n : 1, sizeof(*p->byoff));
 	for (i = 0; i < p->idx.n; i++) {
 		if (!packidx_offset(&p->idx, i, &off) || off >= p->plen) {
-			p->crc = false; /* an offset no object can have */
+			p->crc = PR_HASHED; /* an offset no object can have */
 			return;
 		}
 		p->byoff[i] = off << 32 | i;
@@ -352,9 +354,16 @@ pr_crc_ok(struct pr_pack *p, uint64_t off, uint64_t end)
 {
 	size_t lo = 0, hi;
 
-	if (p->crc && p->byoff == NULL)
-		pr_byoff(p);
-	if (!p->crc || end > p->plen - PACK_ID_LEN)
+	if (p->crc == PR_UNCHECKED) {
+		p->crc = pr_idx_whole(p) ? PR_TRUSTED : PR_HASHED;
+		if (p->crc == PR_TRUSTED)
+			pr_byoff(p);
+		else
+			log_debug("source: pack %s: its index fails its hash: "
+			          "every object is hashed",
+			    p->name);
+	}
+	if (p->crc != PR_TRUSTED || end > p->plen - PACK_ID_LEN)
 		return false;
 	hi = p->idx.n;
 	while (lo < hi) {
