@@ -22,10 +22,24 @@
  * when it has caught up.  On util-linux's archive 1, 2, 4 and 8 gave
  * 0.85x, 0.91x, 0.93x and 0.93-0.95x the mbox rate; 16 and 32 no more. */
 #define READ_AHEAD 8
+/* Mails, and bytes of them, the reader reads ahead raw when the ring is
+ * full of parsed mail (the writer is committing, say): when there is
+ * room again, reading them is a swap of buffers, and the reader only
+ * parses them. */
+#define PRE_LEN 512
+#define PRE_BYTES (8u * 1024 * 1024)
 /* The reader, waiting for room, is woken when this much is free: a
  * wake-up a mail would cost a futex call and two context switches on
  * each side, more than the parse of a small mail. */
 #define REFILL 16
+
+/* A raw mail as the source gave it. */
+struct raw {
+	char *raw;
+	size_t n, cap;
+	char pos[sizeof(((struct source_mail *)0)->pos)];
+	bool truncated;
+};
 
 struct item {
 	char *raw;
@@ -60,6 +74,12 @@ struct queue {
 	bool stop; /* the writer wants no more */
 	enum err err; /* the reader's error (ERR_OK at the source's end) */
 	struct source *src;
+	/* The reader's own: mails read ahead raw, from pre_head. */
+	struct raw pre[PRE_LEN];
+	size_t pre_head, npre, pre_bytes;
+	size_t pre_total; /* mails that went through pre */
+	bool src_done; /* the source is at its end (or failed: src_err) */
+	enum err src_err;
 	struct mail_opts opts;
 	double frac; /* the source's progress (the reader's to ask) */
 	double reader_cpu; /* seconds of CPU of the reading thread */
@@ -74,33 +94,85 @@ thread_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void
-copy_raw(struct item *it, const struct source_mail *sm)
-{
-	if (it->cap < sm->n + 1) {
-		it->cap = sm->n + 1;
-		free(it->raw);
-		it->raw = xmalloc(it->cap);
-	}
-	memcpy(it->raw, sm->raw, sm->n);
-	it->raw[sm->n] = '\0';
-	it->n = sm->n;
-}
-
-/* Read the next mail into it: ERR_NOTFOUND at the end. */
-static enum err
-read_one(struct queue *q, struct item *it)
+/* The source's next mail into r (its buffer reused): false at the
+ * source's end or on its error, which q then records. */
+static bool
+read_raw(struct queue *q, struct raw *r)
 {
 	struct source_mail sm;
 	bool truncated = false;
-	enum err e = source_next(q->src, &sm, &truncated);
+	enum err e;
 
-	if (e != ERR_OK)
-		return e;
-	copy_raw(it, &sm);
-	memcpy(it->pos, sm.pos, sizeof(it->pos));
-	it->truncated = truncated;
-	return ERR_OK;
+	if (q->src_done)
+		return false;
+	e = source_next(q->src, &sm, &truncated);
+	if (e != ERR_OK) {
+		q->src_done = true;
+		q->src_err = e == ERR_NOTFOUND ? ERR_OK : e;
+		return false;
+	}
+	if (r->cap < sm.n + 1) {
+		r->cap = sm.n + 1;
+		free(r->raw);
+		r->raw = xmalloc(r->cap);
+	}
+	memcpy(r->raw, sm.raw, sm.n);
+	r->raw[sm.n] = '\0';
+	r->n = sm.n;
+	memcpy(r->pos, sm.pos, sizeof(r->pos));
+	r->truncated = truncated;
+	return true;
+}
+
+/* Read one mail ahead raw, if there is room for it. */
+static bool
+read_ahead(struct queue *q)
+{
+	struct raw *r;
+
+	if (q->npre == PRE_LEN || q->pre_bytes >= PRE_BYTES)
+		return false;
+	r = &q->pre[(q->pre_head + q->npre) % PRE_LEN];
+	if (!read_raw(q, r))
+		return false;
+	q->npre++;
+	q->pre_bytes += r->n;
+	q->pre_total++;
+	return true;
+}
+
+/* The next mail into it, read ahead or from the source: false at the
+ * end (or on the source's error). */
+static bool
+read_one(struct queue *q, struct item *it)
+{
+	struct raw r;
+
+	if (q->npre > 0) {
+		struct raw *p = &q->pre[q->pre_head];
+
+		/* Its buffer for the item's, the item's for the next. */
+		r = *p;
+		p->raw = it->raw;
+		p->cap = it->cap;
+		q->pre_head = (q->pre_head + 1) % PRE_LEN;
+		q->npre--;
+		q->pre_bytes -= r.n;
+	} else {
+		r.raw = it->raw;
+		r.cap = it->cap;
+		if (!read_raw(q, &r)) {
+			it->raw = r.raw;
+			it->cap = r.cap;
+			return false;
+		}
+	}
+	it->raw = r.raw;
+	it->cap = r.cap;
+	it->n = r.n;
+	memcpy(it->pos, r.pos, sizeof(it->pos));
+	it->truncated = r.truncated;
+	return true;
 }
 
 /*
@@ -142,23 +214,29 @@ reader(void *arg)
 		    q->count - q->claimed < READ_AHEAD) {
 			struct item *it =
 			    &q->items[(q->head + q->count) % QUEUE_LEN];
-			enum err e;
+			bool ok;
 
 			pthread_mutex_unlock(&q->mu);
-			e = read_one(q, it);
+			ok = read_one(q, it);
 			pthread_mutex_lock(&q->mu);
-			if (e == ERR_OK) {
+			if (ok) {
 				q->count++;
 				q->frac = source_progress(q->src);
 			} else {
 				q->read_done = true;
-				q->err = e == ERR_NOTFOUND ? ERR_OK : e;
+				q->err = q->src_err;
 				pthread_cond_signal(&q->not_empty);
 			}
 		} else if (q->count > q->claimed) {
 			parse_oldest(q);
 		} else if (q->read_done) {
 			break;
+		} else if (!q->src_done && q->npre < PRE_LEN &&
+		    q->pre_bytes < PRE_BYTES) {
+			/* Full of parsed mail: read on, raw, meanwhile. */
+			pthread_mutex_unlock(&q->mu);
+			(void)read_ahead(q);
+			pthread_mutex_lock(&q->mu);
 		} else {
 			/* Full of parsed mail: the writer's turn. */
 			pthread_cond_signal(&q->not_empty);
@@ -364,8 +442,8 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	pthread_join(th, NULL);
 	log_msg(o->quiet ? LOG_DEBUG : LOG_INFO,
 	    "import: %s: %zu mails; CPU: reader %.3f s, writer %.3f s "
-	    "(it parsed %zu)",
-	    w.name, w.done, q.reader_cpu, thread_cpu(), w.parsed);
+	    "(it parsed %zu); %zu read ahead raw",
+	    w.name, w.done, q.reader_cpu, thread_cpu(), w.parsed, q.pre_total);
 	if (e == ERR_OK)
 		e = q.err;
 	if (o->progress)
@@ -377,6 +455,8 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 		arena_free(q.items[i].a);
 		free(q.items[i].raw);
 	}
+	for (i = 0; i < PRE_LEN; i++)
+		free(q.pre[i].raw);
 	*done = w.done;
 	return e;
 }

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "bot/source/source.h"
+#include "bot/workflow/import.h"
 #include "bot/workflow/ingest.h"
 #include "parsers/config.h"
 #include "parsers/mail.h"
@@ -443,6 +444,74 @@ test_reversed_chain(void **state)
 	arena_free(a);
 }
 
+/* ---- the import pipeline ---- */
+
+#define NIMPORT 1500
+
+/*
+ * An mbox of NIMPORT mails imported with a commit after every mail (the
+ * writer then the slower by far: the reader fills the ring, then reads
+ * ahead raw) and again in the default batches: each mail once, stored in
+ * the mbox's order (ids ascending), and a second import of the same
+ * path resumes at its end.
+ */
+static void
+test_import_order(void **state)
+{
+	struct fixture *f = *state;
+	static const unsigned batches[] = { 1, 0 };
+	char path[128], id[32], subject[64];
+	struct arena *a = arena_new();
+	FILE *out;
+	int i;
+
+	snprintf(path, sizeof(path), "%s/many.mbox", f->dir);
+	out = fopen(path, "w");
+	assert_non_null(out);
+	for (i = 0; i < NIMPORT; i++) {
+		char *m;
+
+		snprintf(id, sizeof(id), "m%d@ex.org", i);
+		snprintf(subject, sizeof(subject), "note number %d", i);
+		m = make_mail(id, "Ada Author <ada@example.org>", subject, "",
+		    "", "Some words of a mail long enough to be one.");
+		fprintf(out,
+		    "From ada@example.org Mon Feb  3 10:00:00 2025\n%s\n", m);
+		free(m);
+	}
+	assert_int_equal(fclose(out), 0);
+	for (size_t b = 0; b < sizeof(batches) / sizeof(*batches); b++) {
+		struct import_opts o = { .project = "demo", .quiet = true };
+		struct ingest *in = ingest_new(f->st, &f->conf);
+		int64_t last = 0;
+
+		o.batch = batches[b];
+		assert_int_equal(import_path(in, f->st, path, &o), ERR_OK);
+		assert_int_equal(ingest_stats(in)->seen, NIMPORT);
+		assert_int_equal(ingest_stats(in)->stored, NIMPORT);
+		ingest_free(in);
+		for (i = 0; i < NIMPORT; i++) {
+			struct store_msg m;
+
+			snprintf(id, sizeof(id), "m%d@ex.org", i);
+			assert_int_equal(
+			    store_msg_find(f->st, a, id, &m), ERR_OK);
+			assert_true(m.id > last);
+			last = m.id;
+		}
+		in = ingest_new(f->st, &f->conf);
+		assert_int_equal(import_path(in, f->st, path, &o), ERR_OK);
+		assert_int_equal(ingest_stats(in)->seen, 0);
+		ingest_free(in);
+		/* Again from nothing, in the next batches. */
+		store_close(f->st);
+		assert_int_equal(unlink(f->db), 0);
+		assert_int_equal(
+		    store_open(f->db, STORE_CREATE, &f->st), ERR_OK);
+	}
+	arena_free(a);
+}
+
 int
 main(void)
 {
@@ -453,6 +522,8 @@ main(void)
 		    test_any_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		    test_reversed_chain, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		    test_import_order, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
