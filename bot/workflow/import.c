@@ -111,7 +111,10 @@ read_raw(struct queue *q, struct raw *r)
 		q->src_err = e == ERR_NOTFOUND ? ERR_OK : e;
 		return false;
 	}
-	if (r->cap < sm.n + 1) {
+	/* Buffers go round between the two rings: one that held a large
+	 * mail is cut down again, or each would end the size of the largest
+	 * it met (576 of 40 KB on a list of patches). */
+	if (r->cap < sm.n + 1 || (r->cap > 16384 && r->cap / 2 > sm.n + 1)) {
 		r->cap = sm.n + 1;
 		free(r->raw);
 		r->raw = xmalloc(r->cap);
