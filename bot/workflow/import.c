@@ -42,12 +42,9 @@ struct raw {
 };
 
 struct item {
-	char *raw;
-	size_t n, cap;
+	struct raw r;
 	struct arena *a;
 	struct mail m;
-	char pos[sizeof(((struct source_mail *)0)->pos)];
-	bool truncated;
 	bool parsed; /* claimed items only: done, not being parsed */
 };
 
@@ -127,21 +124,24 @@ read_raw(struct queue *q, struct raw *r)
 	return true;
 }
 
-/* Read one mail ahead raw, if there is room for it. */
+/* Room to read one more mail ahead raw (the source not at its end). */
 static bool
+pre_room(const struct queue *q)
+{
+	return !q->src_done && q->npre < PRE_LEN && q->pre_bytes < PRE_BYTES;
+}
+
+/* Read one mail ahead raw. */
+static void
 read_ahead(struct queue *q)
 {
-	struct raw *r;
+	struct raw *r = &q->pre[(q->pre_head + q->npre) % PRE_LEN];
 
-	if (q->npre == PRE_LEN || q->pre_bytes >= PRE_BYTES)
-		return false;
-	r = &q->pre[(q->pre_head + q->npre) % PRE_LEN];
 	if (!read_raw(q, r))
-		return false;
+		return;
 	q->npre++;
 	q->pre_bytes += r->n;
 	q->pre_total++;
-	return true;
 }
 
 /* The next mail into it, read ahead or from the source: false at the
@@ -149,32 +149,17 @@ read_ahead(struct queue *q)
 static bool
 read_one(struct queue *q, struct item *it)
 {
-	struct raw r;
+	struct raw *p = &q->pre[q->pre_head], mine = it->r;
 
-	if (q->npre > 0) {
-		struct raw *p = &q->pre[q->pre_head];
-
-		/* Its buffer for the item's, the item's for the next. */
-		r = *p;
-		p->raw = it->raw;
-		p->cap = it->cap;
-		q->pre_head = (q->pre_head + 1) % PRE_LEN;
-		q->npre--;
-		q->pre_bytes -= r.n;
-	} else {
-		r.raw = it->raw;
-		r.cap = it->cap;
-		if (!read_raw(q, &r)) {
-			it->raw = r.raw;
-			it->cap = r.cap;
-			return false;
-		}
-	}
-	it->raw = r.raw;
-	it->cap = r.cap;
-	it->n = r.n;
-	memcpy(it->pos, r.pos, sizeof(it->pos));
-	it->truncated = r.truncated;
+	if (q->npre == 0)
+		return read_raw(q, &it->r);
+	/* Its buffer for the item's, the item's for the next. */
+	it->r = *p;
+	p->raw = mine.raw;
+	p->cap = mine.cap;
+	q->pre_head = (q->pre_head + 1) % PRE_LEN;
+	q->npre--;
+	q->pre_bytes -= it->r.n;
 	return true;
 }
 
@@ -192,8 +177,8 @@ parse_oldest(struct queue *q)
 	it->parsed = false;
 	pthread_mutex_unlock(&q->mu);
 	arena_reset(it->a);
-	o.truncated = it->truncated;
-	mail_parse(it->a, it->raw, it->n, &o, &it->m);
+	o.truncated = it->r.truncated;
+	mail_parse(it->a, it->r.raw, it->r.n, &o, &it->m);
 	pthread_mutex_lock(&q->mu);
 	it->parsed = true;
 	if (i == q->head)
@@ -234,11 +219,10 @@ reader(void *arg)
 			parse_oldest(q);
 		} else if (q->read_done) {
 			break;
-		} else if (!q->src_done && q->npre < PRE_LEN &&
-		    q->pre_bytes < PRE_BYTES) {
+		} else if (pre_room(q)) {
 			/* Full of parsed mail: read on, raw, meanwhile. */
 			pthread_mutex_unlock(&q->mu);
-			(void)read_ahead(q);
+			read_ahead(q);
 			pthread_mutex_lock(&q->mu);
 		} else {
 			/* Full of parsed mail: the writer's turn. */
@@ -304,10 +288,10 @@ write_one(struct writer *w, struct item *it)
 	if (!w->o->project &&
 	    (e = ingest_project(w->in, NULL, &it->m, &project)) != ERR_OK)
 		return e;
-	e = ingest_mail(w->in, it->raw, it->n, &it->m, project, &res);
+	e = ingest_mail(w->in, it->r.raw, it->r.n, &it->m, project, &res);
 	if (e != ERR_OK)
 		return e;
-	memcpy(w->last_pos, it->pos, sizeof(w->last_pos));
+	memcpy(w->last_pos, it->r.pos, sizeof(w->last_pos));
 	w->done++;
 	if (w->in_tx >= w->batch)
 		return commit_batch(w);
@@ -456,7 +440,7 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	pthread_mutex_destroy(&q.mu);
 	for (i = 0; i < QUEUE_LEN; i++) {
 		arena_free(q.items[i].a);
-		free(q.items[i].raw);
+		free(q.items[i].r.raw);
 	}
 	for (i = 0; i < PRE_LEN; i++)
 		free(q.pre[i].raw);
