@@ -29,6 +29,17 @@ char *xstrndup(const char *s, size_t n);
  */
 void xalloc_huge_heap(size_t pad);
 
+/*
+ * The same for the calling thread's own malloc arena, after
+ * xalloc_huge_heap: glibc gives a thread arena heaps of 64 MB, mapped
+ * whole and aligned to their size (its arena.c, heap_for_ptr); the heap
+ * of a block the thread allocates is advised whole, and made writable
+ * pad bytes ahead (under 32 MB).  Nothing is done for a thread on the
+ * main arena; under another allocator (a sanitizer's) the advice falls
+ * on memory that is not a glibc heap, which it does not harm.
+ */
+void xalloc_huge_thread(size_t pad);
+
 /* Print "patchyard: fatal: ..." and exit(1).  Start-up and OOM only. */
 _Noreturn void fatal(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));

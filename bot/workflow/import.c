@@ -80,6 +80,7 @@ struct queue {
 	struct mail_opts opts;
 	double frac; /* the source's progress (the reader's to ask) */
 	double reader_cpu; /* seconds of CPU of the reading thread */
+	bool huge; /* the reader's heap in huge pages */
 };
 
 static double
@@ -196,6 +197,8 @@ reader(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_setname_np(pthread_self(), "yard-read");
+	if (q->huge)
+		xalloc_huge_thread((size_t)24 << 20);
 	pthread_mutex_lock(&q->mu);
 	while (!q->stop) {
 		if (!q->read_done && q->count < QUEUE_LEN &&
@@ -405,10 +408,14 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	memset(&w, 0, sizeof(w));
 	*done = 0;
 	/* Mails come and go by the thousand: keep freed memory instead of
-	 * handing it back to the kernel and asking again. */
-	mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-	mallopt(M_TOP_PAD, 16 * 1024 * 1024);
+	 * handing it back to the kernel and asking again (the caller's
+	 * xalloc_huge_heap, with huge, keeps more). */
+	if (!o->huge) {
+		mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
+		mallopt(M_TOP_PAD, 16 * 1024 * 1024);
+	}
 	q.src = src;
+	q.huge = o->huge;
 	w.in = in;
 	w.st = st;
 	w.o = o;
