@@ -1,8 +1,8 @@
 /*
- * The three calls parsers/mime.c makes into libetpan, in a file of their
- * own: the patchyard binary loads libetpan (and what it pulls in, GnuTLS
- * among them) only when a mail is multi-part, through bot/ext.c, so that
- * the commands that never see one start without it.
+ * The three calls parsers/mime.c makes into libetpan's MIME parser, in a
+ * file of their own: the one place that includes libetpan's headers.
+ * The parser is linked in statically (docs/DECISIONS.md, "Network parts
+ * ..."), so a multi-part mail loads no shared object.
  */
 #ifndef PARSERS_MIME_ETPAN_H
 #define PARSERS_MIME_ETPAN_H

@@ -153,7 +153,7 @@ static const char *const encoding_cases[] = { "plain-utf8", "latin1-8bit",
 	"qp-soft-breaks", "base64-junk", "unknown-charset", "no-content-type",
 	"html-only", "iso-2022-jp", "mixed-patch-attachment", "crlf-multipart",
 	"alternative", "alternative-html-only", "signed", "signed-mixed",
-	"encoded-filename", NULL };
+	"encoded-filename", "8bit-content-type", NULL };
 
 static const char *const broken_cases[] = { "invalid-utf8", "nul-body",
 	"missing-close-boundary", "multipart-no-boundary", "no-delimiters",
