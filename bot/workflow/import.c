@@ -80,6 +80,7 @@ struct queue {
 	struct mail_opts opts;
 	double frac; /* the source's progress (the reader's to ask) */
 	double reader_cpu; /* seconds of CPU of the reading thread */
+	double reader_idle, writer_idle; /* seconds each waited for the other */
 	bool huge; /* the reader's heap in huge pages */
 };
 
@@ -229,8 +230,11 @@ reader(void *arg)
 			pthread_mutex_lock(&q->mu);
 		} else {
 			/* Full of parsed mail: the writer's turn. */
+			double t = time_mono();
+
 			pthread_cond_signal(&q->not_empty);
 			pthread_cond_wait(&q->not_full, &q->mu);
+			q->reader_idle += time_mono() - t;
 		}
 	}
 	pthread_mutex_unlock(&q->mu);
@@ -317,10 +321,14 @@ drain(struct queue *q, struct writer *w)
 			if (q->count > q->claimed) {
 				parse_oldest(q);
 				w->parsed++;
-			} else if (q->count == 0 && q->read_done)
+			} else if (q->count == 0 && q->read_done) {
 				break;
-			else
+			} else {
+				double t = time_mono();
+
 				pthread_cond_wait(&q->not_empty, &q->mu);
+				q->writer_idle += time_mono() - t;
+			}
 			continue;
 		}
 		pthread_mutex_unlock(&q->mu);
@@ -436,8 +444,10 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	pthread_join(th, NULL);
 	log_msg(o->quiet ? LOG_DEBUG : LOG_INFO,
 	    "import: %s: %zu mails; CPU: reader %.3f s, writer %.3f s "
-	    "(it parsed %zu); %zu read ahead raw",
-	    w.name, w.done, q.reader_cpu, thread_cpu(), w.parsed, q.pre_total);
+	    "(it parsed %zu); %zu read ahead raw; waits: reader %.0f ms, "
+	    "writer %.0f ms",
+	    w.name, w.done, q.reader_cpu, thread_cpu(), w.parsed, q.pre_total,
+	    q.reader_idle * 1000, q.writer_idle * 1000);
 	if (e == ERR_OK)
 		e = q.err;
 	if (o->progress)
