@@ -174,6 +174,47 @@ static const char *const cases[] = {
 	NULL,
 };
 
+/*
+ * Lines the blank-stripping sees in pieces (it hashes at most 512 bytes
+ * at a time, 256 added a step): long lines of every length around those
+ * sizes, blanks of each kind, bytes above 127, each checked against git.
+ */
+static void
+test_long_lines(void **state)
+{
+	static const size_t lens[] = { 255, 256, 257, 511, 512, 513, 767, 768,
+		1024, 3001 };
+	static const char blank[] = " \t\r";
+	struct buf b;
+	char what[32];
+	size_t i, j;
+
+	(void)state;
+	if (!have_git)
+		skip();
+	buf_init(&b, 0);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		buf_reset(&b);
+		buf_adds(&b,
+		    "diff --git a/f b/f\n--- a/f\n+++ b/f\n"
+		    "@@ -1,2 +1,2 @@\n-");
+		for (j = 0; j < lens[i]; j++)
+			buf_addc(&b, "abc\xc3\xa9XYZ09"[j % 11]);
+		buf_adds(&b, "\n+");
+		for (j = 0; j < lens[i]; j++)
+			buf_addc(&b,
+			    j % (i + 3) == 0 ? blank[j % 3]
+			                     : (char)('!' + j % 90));
+		buf_adds(&b, "\n ");
+		for (j = 0; j < lens[i]; j++)
+			buf_addc(&b, ' ');
+		buf_adds(&b, "\n");
+		snprintf(what, sizeof(what), "long line %zu", lens[i]);
+		assert_true(agrees(what, b.p, b.n));
+	}
+	buf_free(&b);
+}
+
 static void
 test_cases(void **state)
 {
@@ -293,6 +334,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sha1),
 		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_long_lines),
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_mutants),
 	};
