@@ -28,7 +28,8 @@ enum store_sync {
 enum err store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
 enum err store_set_sync(struct store *st, enum store_sync s);
-/* Make room for a bulk load: bigger cache, checkpoint less often. */
+/* Make room for a bulk load: bigger cache, checkpoints less often and
+ * on a thread of their own (storage/store_ckpt.c). */
 enum err store_bulk(struct store *st, bool on);
 /* Bound SQLite's page cache of this connection to KB kilobytes. */
 enum err store_cache_limit(struct store *st, int kb);

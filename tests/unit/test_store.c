@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -320,6 +321,57 @@ test_tree_round_trip(void **state)
 	arena_free(a);
 }
 
+static long
+file_size(const char *p)
+{
+	struct stat sb;
+
+	return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/*
+ * A bulk load checkpoints on its own thread: with a log of 32 pages
+ * between checkpoints, commits of 40 pages each get copied into the
+ * database file while the writer goes on (the file grows before the
+ * load ends, and the log starts over: it stays far below what was
+ * written); with the load over, SQLite's own hook is back.
+ */
+static void
+test_bulk_checkpoints_aside(void **state)
+{
+	char wal[160], sql[128];
+	struct store *st;
+	long before;
+	unsigned long runs;
+	int i, k;
+
+	(void)state;
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	assert_int_equal(
+	    db_script(st, "CREATE TABLE bulk(x BLOB);", "t"), ERR_OK);
+	before = file_size(path);
+	assert_int_equal(ckpt_start(st, 32), ERR_OK);
+	assert_int_equal(store_bulk(st, true), ERR_OK); /* keeps it */
+	for (i = 0; i < 40; i++) {
+		snprintf(sql, sizeof(sql),
+		    "INSERT INTO bulk VALUES(randomblob(%d));", 320 * 1024);
+		assert_int_equal(store_begin(st), ERR_OK);
+		assert_int_equal(db_script(st, sql, "t"), ERR_OK);
+		assert_int_equal(store_commit(st), ERR_OK);
+	}
+	/* 40 commits of 40 pages: 12.8 MB through a log that the
+	 * checkpointer keeps starting over. */
+	for (k = 0; k < 500 && file_size(path) < before + (8 << 20); k++)
+		usleep(10 * 1000);
+	assert_true(file_size(path) >= before + (8 << 20));
+	assert_true(file_size(wal) < (8 << 20));
+	runs = ckpt_stop(st);
+	assert_true(runs >= 2);
+	assert_int_equal(store_bulk(st, false), ERR_OK);
+	store_close(st);
+}
+
 int
 main(void)
 {
@@ -332,6 +384,7 @@ main(void)
 		cmocka_unit_test(test_per_patch_statements_use_indexes),
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
+		cmocka_unit_test(test_bulk_checkpoints_aside),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
