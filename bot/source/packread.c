@@ -109,7 +109,11 @@ struct packread {
 	size_t dalloc;
 	size_t reads; /* objects read since the last drop */
 	size_t hashed; /* objects checked by their hash, not their CRCs */
-	struct libdeflate_decompressor *dz;
+	/* Two decompressors: one for streams that open with a block of
+	 * fixed codes (trees, small objects), one for the rest.  libdeflate
+	 * builds the fixed codes' tables again after every block of its own
+	 * codes, which cost a tree read as much as its inflating. */
+	struct libdeflate_decompressor *dz[2];
 };
 
 static void
@@ -218,8 +222,9 @@ packread_free(struct packread *r)
 	pr_cache_clear(r);
 	for (i = 0; i < r->npacks; i++)
 		pr_unmap(&r->packs[i]);
-	if (r->dz != NULL)
-		libdeflate_free_decompressor(r->dz);
+	for (i = 0; i < 2; i++)
+		if (r->dz[i] != NULL)
+			libdeflate_free_decompressor(r->dz[i]);
 	free(r->packs);
 	free(r->chain);
 	free(r->delta);
@@ -304,17 +309,20 @@ pr_inflate(struct packread *r, struct pr_pack *p, const struct pack_obj *o,
 {
 	const unsigned char *in = p->pack + o->data;
 	size_t avail = p->plen - PACK_ID_LEN - (size_t)o->data;
-	size_t used = 0;
+	size_t used = 0, fixed;
 	enum libdeflate_result z;
 
 	/* The zlib header: deflate, a window git uses, no dictionary. */
 	if (avail < 2 || (in[0] & 0x0f) != 8 || (in[0] >> 4) > 7 ||
 	    (in[1] & 0x20) != 0 || ((unsigned)in[0] << 8 | in[1]) % 31 != 0)
 		return false;
-	if (r->dz == NULL && (r->dz = libdeflate_alloc_decompressor()) == NULL)
+	/* BTYPE, the 2 bits after BFINAL: 01 is a block of fixed codes. */
+	fixed = avail > 2 && (in[2] >> 1 & 3) == 1;
+	if (r->dz[fixed] == NULL &&
+	    (r->dz[fixed] = libdeflate_alloc_decompressor()) == NULL)
 		return false;
 	z = libdeflate_deflate_decompress_ex(
-	    r->dz, in + 2, avail - 2, out, (size_t)o->size, &used, NULL);
+	    r->dz[fixed], in + 2, avail - 2, out, (size_t)o->size, &used, NULL);
 	if (2 + (size_t)o->data + used > p->hi)
 		p->hi = 2 + (size_t)o->data + used;
 	*end = o->data + 2 + used + 4;
