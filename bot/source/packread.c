@@ -329,12 +329,39 @@ pr_inflate(struct packread *r, struct pr_pack *p, const struct pack_obj *o,
 	return z == LIBDEFLATE_SUCCESS;
 }
 
-static int
-pr_cmp_key(const void *a, const void *b)
+/*
+ * keys[0..n) in the order of their high 32 bits (offsets up to top, the
+ * low bits an index position): a stable radix sort, a pass a byte the
+ * offsets use.  An epoch of lore holds millions of objects, which
+ * qsort() sorted in 2 ms a 10,000 while the writer waited for the first
+ * mail.
+ */
+static void
+pr_sort_keys(uint64_t *keys, size_t n, uint64_t top)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t *tmp = xcalloc(n ? n : 1, sizeof(*tmp)), *a = keys, *b = tmp,
+	         *t;
+	size_t count[256], i, sum, c;
+	unsigned shift;
 
-	return (x > y) - (x < y);
+	for (shift = 32; shift < 64 && top >> (shift - 32) != 0; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[a[i] >> shift & 0xff]++;
+		for (sum = 0, i = 0; i < 256; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[count[a[i] >> shift & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != keys)
+		memcpy(keys, a, n * sizeof(*keys));
+	free(tmp);
 }
 
 /* p->byoff, made. */
@@ -342,7 +369,7 @@ static void
 pr_byoff(struct pr_pack *p)
 {
 	uint32_t i;
-	uint64_t off;
+	uint64_t off, top = 0;
 
 	p->byoff = xcalloc(p->idx.n ? p->idx.n : 1, sizeof(*p->byoff));
 	for (i = 0; i < p->idx.n; i++) {
@@ -351,8 +378,10 @@ pr_byoff(struct pr_pack *p)
 			return;
 		}
 		p->byoff[i] = off << 32 | i;
+		if (off > top)
+			top = off;
 	}
-	qsort(p->byoff, p->idx.n, sizeof(*p->byoff), pr_cmp_key);
+	pr_sort_keys(p->byoff, p->idx.n, top);
 }
 
 /* The bytes of the object at off in p, up to end, match the CRC-32 its
