@@ -15,12 +15,12 @@
  * over, so the log stays near that size, as with SQLite's own.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
 #include "storage/db.h"
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/xalloc.h"
 
 struct ckpt {
@@ -73,13 +73,9 @@ static void *
 ckpt_run(void *arg)
 {
 	struct ckpt *c = arg;
-	sigset_t all;
 	int rc, log_frames, done;
 
-	/* Signals are the main thread's. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_setname_np(pthread_self(), "yard-ckpt");
+	thread_helper("yard-ckpt");
 	pthread_mutex_lock(&c->mu);
 	for (;;) {
 		while (!c->wake && !c->stop)

@@ -20,6 +20,7 @@
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/xalloc.h"
 
 struct gitscan {
@@ -564,6 +565,8 @@ patchid_thread(void *p)
 	struct idjob *j = p;
 	git_repository *repo = NULL;
 
+	/* A signal to a daemon mid-scan is the main thread's to take. */
+	thread_helper("yard-scan");
 	if (git_repository_open_ext(&repo, j->path,
 	        GIT_REPOSITORY_OPEN_NO_SEARCH | GIT_REPOSITORY_OPEN_BARE,
 	        NULL) < 0)

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "util/log.h"
+#include "util/thread.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -192,12 +193,9 @@ static void *
 reader(void *arg)
 {
 	struct queue *q = arg;
-	sigset_t all;
 
 	/* Signals are the main thread's: its writer decides when to stop. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_setname_np(pthread_self(), "yard-read");
+	thread_helper("yard-read");
 	if (q->huge)
 		xalloc_huge_thread((size_t)24 << 20);
 	pthread_mutex_lock(&q->mu);

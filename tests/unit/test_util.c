@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@
 #include "util/json.h"
 #include "util/log.h"
 #include "util/qp.h"
+#include "util/thread.h"
 #include "util/timeutil.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -482,6 +484,46 @@ test_huge_heap(void **state)
 	assert_true(thread_huge);
 }
 
+/* What a helper thread sees after thread_helper(): written by it. */
+struct helper_seen {
+	bool term, intr, hup, usr1;
+	char name[16];
+};
+
+static void *
+helper_thread(void *arg)
+{
+	struct helper_seen *s = arg;
+	sigset_t cur;
+
+	thread_helper("yard-test");
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	s->term = sigismember(&cur, SIGTERM) == 1;
+	s->intr = sigismember(&cur, SIGINT) == 1;
+	s->hup = sigismember(&cur, SIGHUP) == 1;
+	s->usr1 = sigismember(&cur, SIGUSR1) == 1;
+	pthread_getname_np(pthread_self(), s->name, sizeof(s->name));
+	return NULL;
+}
+
+/* A helper blocks every signal and takes its name; the thread that
+ * started it keeps its own mask. */
+static void
+test_thread_helper(void **state)
+{
+	struct helper_seen s = { false, false, false, false, "" };
+	sigset_t cur;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(pthread_create(&th, NULL, helper_thread, &s), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_true(s.term && s.intr && s.hup && s.usr1);
+	assert_string_equal(s.name, "yard-test");
+	pthread_sigmask(SIG_BLOCK, NULL, &cur);
+	assert_int_equal(sigismember(&cur, SIGTERM), 0);
+}
+
 int
 main(void)
 {
@@ -499,6 +541,7 @@ main(void)
 		cmocka_unit_test(test_qp_encode),
 		cmocka_unit_test(test_fd_write_all),
 		cmocka_unit_test(test_huge_heap),
+		cmocka_unit_test(test_thread_helper),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
