@@ -106,19 +106,20 @@ ckpt_start(struct store *st, int pages)
 {
 	struct ckpt *c;
 	int off = 0, rc;
+	enum err e = ERR_DB;
 
 	if (st->ckpt != NULL)
 		return ERR_OK;
 	c = xcalloc(1, sizeof(*c));
 	c->pages = c->next = pages;
+	pthread_mutex_init(&c->mu, NULL);
+	pthread_cond_init(&c->cv, NULL);
 	rc = sqlite3_open_v2(st->path, &c->db,
 	    SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		log_err("store: %s: checkpointer: %s", st->path,
 		    c->db ? sqlite3_errmsg(c->db) : sqlite3_errstr(rc));
-		sqlite3_close(c->db);
-		free(c);
-		return ERR_DB;
+		goto fail;
 	}
 	/* Closing it must not checkpoint in the writer's stead; and a
 	 * connection learns that the database is in WAL mode (else its
@@ -129,24 +130,23 @@ ckpt_start(struct store *st, int pages)
 	if (rc != SQLITE_OK) {
 		log_err("store: %s: checkpointer: %s", st->path,
 		    sqlite3_errmsg(c->db));
-		sqlite3_close(c->db);
-		free(c);
-		return ERR_DB;
+		goto fail;
 	}
-	pthread_mutex_init(&c->mu, NULL);
-	pthread_cond_init(&c->cv, NULL);
 	if (pthread_create(&c->th, NULL, ckpt_run, c) != 0) {
 		log_err("store: %s: cannot start the checkpointer", st->path);
-		pthread_cond_destroy(&c->cv);
-		pthread_mutex_destroy(&c->mu);
-		sqlite3_close(c->db);
-		free(c);
-		return ERR_INTERNAL;
+		e = ERR_INTERNAL;
+		goto fail;
 	}
 	/* Replaces SQLite's own hook, wal_autocheckpoint's. */
 	sqlite3_wal_hook(st->db, ckpt_hook, c);
 	st->ckpt = c;
 	return ERR_OK;
+fail:
+	pthread_cond_destroy(&c->cv);
+	pthread_mutex_destroy(&c->mu);
+	sqlite3_close(c->db);
+	free(c);
+	return e;
 }
 
 unsigned long
