@@ -290,6 +290,59 @@ test_mail_field_limit(void **state)
 	arena_free(a);
 }
 
+/* The change-id and base-commit of a body (mail_parse's footers). */
+static void
+footers(const char *body, const char *change_id, const char *base_commit)
+{
+	struct arena *a = arena_new();
+	struct buf b = BUF_INIT;
+	struct mail_opts o;
+	struct mail m;
+
+	memset(&o, 0, sizeof(o));
+	buf_adds(&b,
+	    "From: A <a@example.org>\nMessage-ID: <f@example.org>\n"
+	    "Subject: Re: x\n\n");
+	buf_adds(&b, body);
+	assert_int_equal(mail_parse(a, b.p, b.n, &o, &m), ERR_OK);
+	if (change_id)
+		assert_string_equal(m.change_id, change_id);
+	else
+		assert_null(m.change_id);
+	if (base_commit)
+		assert_string_equal(m.base_commit, base_commit);
+	else
+		assert_null(m.base_commit);
+	buf_free(&b);
+	arena_free(a);
+}
+
+/* A footer counts at the start of a line only, the first whose value
+ * has a length it can have; CRLF and a last line without LF too. */
+static void
+test_footer_ids(void **state)
+{
+	char big[200];
+
+	(void)state;
+	footers("hi\n---\nchange-id: 20261206-fix-abc123\n"
+	        "base-commit: 0123456789abcdef\n",
+	    "20261206-fix-abc123", "0123456789abcdef");
+	footers("change-id: first\nbase-commit: abcdef0", "first", "abcdef0");
+	footers("see change-id: nope\nxbase-commit: 0123456789\n", NULL, NULL);
+	footers("change-id: \nchange-id: second\nchange-id: third\n", "second",
+	    NULL);
+	footers("base-commit: abc\nbase-commit: 0123456\n", NULL, "0123456");
+	footers("change-id: crlf-id \r\nbase-commit: 0123456789\r\n", "crlf-id",
+	    "0123456789");
+	footers(
+	    "change-id:\nchange-id:\tx\nbase-commit:0123456789\n", NULL, NULL);
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "change-id: ", 11);
+	footers(big, NULL, NULL);
+}
+
 static void
 test_big_mail(void **state)
 {
@@ -355,6 +408,7 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_field_limit),
 		cmocka_unit_test(test_mail_field_limit),
+		cmocka_unit_test(test_footer_ids),
 		cmocka_unit_test(test_big_mail),
 		cmocka_unit_test(test_binary_garbage),
 	};
