@@ -442,6 +442,10 @@ command_parse(struct arena *a, struct str text, const char *prefix,
 	plen = strlen(prefix);
 	if (plen == 0)
 		return ERR_INVAL;
+	/* A command's line holds the prefix; most mails hold none (the
+	 * line by line reading below was 2% of an import's parsing). */
+	if (text.n < plen || memmem(text.p, text.n, prefix, plen) == NULL)
+		return ERR_OK;
 	cmds = arena_zalloc(a, sizeof(*cmds) * (LIMIT_COMMANDS + 1));
 	while (str_nextline(&rest, &line)) {
 		struct str t = skip_blanks(line);
