@@ -33,11 +33,13 @@ cli_serve_cmd(struct cli *c)
 		WEBSRV_TIMEOUT, WEBSRV_THREADS };
 	int i;
 
-	for (i = 1; i < c->argc; i++) {
-		const char *a = c->argv[i], *v = c->argv[i + 1];
+	/* Options and their values, in pairs. */
+	for (i = 1; i < c->argc; i += 2) {
+		const char *a = c->argv[i], *v;
 
 		if (i + 1 >= c->argc)
 			return cli_usage();
+		v = c->argv[i + 1];
 		if (strcmp(a, "--listen") == 0)
 			o.listen = v;
 		else if (strcmp(a, "--connections") == 0 &&
@@ -51,7 +53,6 @@ cli_serve_cmd(struct cli *c)
 			;
 		else
 			return cli_usage();
-		i++;
 	}
 	if (cli_load(c) != ERR_OK)
 		return 1;

@@ -313,6 +313,9 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	return answer(s, c, url, method, r);
 }
 
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
 {
