@@ -23,6 +23,9 @@
 #include "util/thread.h"
 #include "util/xalloc.h"
 
+/* Passes of one checkpoint at most (see ckpt_passes). */
+#define CKPT_PASSES 8
+
 struct ckpt {
 	pthread_t th;
 	pthread_mutex_t mu;
@@ -69,6 +72,32 @@ ckpt_hook(void *arg, sqlite3 *db, const char *name, int frames)
 	return SQLITE_OK;
 }
 
+/*
+ * PASSIVE checkpoints until one finds the log grown little since the
+ * one before: the writer goes on writing meanwhile, and what a pass
+ * leaves, the writer copies itself (see ckpt_hook), which on a large
+ * import (100,000 mails, 8 KB each) was 5,000 frames, 150-320 ms a time.
+ */
+static int
+ckpt_passes(struct ckpt *c, int *log_frames, int *done)
+{
+	int rc = SQLITE_OK, before = -1, k;
+	bool stop = false;
+
+	for (k = 0; k < CKPT_PASSES && !stop; k++) {
+		rc = sqlite3_wal_checkpoint_v2(
+		    c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, log_frames, done);
+		if (rc != SQLITE_OK ||
+		    (before >= 0 && *log_frames - before <= c->pages / 16))
+			break;
+		before = *log_frames;
+		pthread_mutex_lock(&c->mu);
+		stop = c->stop;
+		pthread_mutex_unlock(&c->mu);
+	}
+	return rc;
+}
+
 static void *
 ckpt_run(void *arg)
 {
@@ -85,8 +114,7 @@ ckpt_run(void *arg)
 		c->wake = false;
 		c->busy = true;
 		pthread_mutex_unlock(&c->mu);
-		rc = sqlite3_wal_checkpoint_v2(
-		    c->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log_frames, &done);
+		rc = ckpt_passes(c, &log_frames, &done);
 		/* BUSY: another checkpoint runs (a reader's, say); the next
 		 * wake tries again. */
 		if (rc != SQLITE_OK && rc != SQLITE_BUSY)
