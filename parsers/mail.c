@@ -139,19 +139,16 @@ footer_value(
     struct arena *a, struct str text, const char *key, size_t lo, size_t hi)
 {
 	size_t k = strlen(key);
-	const char *p = text.p, *end = text.p + text.n, *at, *nl;
-	struct str line, v;
+	const char *p = text.p, *end = text.p + text.n, *at;
+	struct str rest, line, v;
 
 	while (text.n > 0 && p < end &&
 	    (at = memmem(p, (size_t)(end - p), key, k)) != NULL) {
 		p = at + 1;
 		if (at > text.p && at[-1] != '\n')
 			continue; /* not at the start of a line */
-		nl = memchr(at, '\n', (size_t)(end - at));
-		line =
-		    str_make(at, nl ? (size_t)(nl - at) : (size_t)(end - at));
-		if (line.p[line.n - 1] == '\r')
-			line.n--;
+		rest = str_make(at, (size_t)(end - at));
+		str_nextline(&rest, &line);
 		v = str_trim(str_skip(line, k));
 		if (v.n >= lo && v.n <= hi)
 			return arena_str(a, v).p;
