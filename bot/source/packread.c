@@ -339,8 +339,8 @@ pr_inflate(struct packread *r, struct pr_pack *p, const struct pack_obj *o,
 static void
 pr_sort_keys(uint64_t *keys, size_t n, uint64_t top)
 {
-	uint64_t *tmp = xcalloc(n ? n : 1, sizeof(*tmp)), *a = keys, *b = tmp,
-	         *t;
+	uint64_t *tmp = xmalloc((n ? n : 1) * sizeof(*tmp)), *a = keys,
+	         *b = tmp, *t;
 	size_t count[256], i, sum, c;
 	unsigned shift;
 
