@@ -914,6 +914,11 @@ patch_parse_pull(struct arena *a, const struct mime *body, struct pull **out)
 
 	*out = NULL;
 	body_text(a, body, &text, &raw);
+	/* Both ids come from these lines: without them, no need to read
+	 * the lines of every mail that is not a patch. */
+	if (str_findstr(text, "changes since commit ", 21) < 0 &&
+	    str_findstr(text, "fetch changes up to ", 20) < 0)
+		return ERR_NOTFOUND;
 	rest = text;
 	while (str_nextline(&rest, &line)) {
 		struct str t = str_trim(line);
