@@ -721,6 +721,22 @@ git_pubinbox_next(
 	return e;
 }
 
+void *
+git_pubinbox_hold(struct git_pubinbox *p)
+{
+	/* What libgit2 read is p->mail's, freed at the next read. */
+	if (p->raw == NULL || p->mail != NULL)
+		return NULL;
+	packread_hold(p->raw);
+	return (void *)p->raw;
+}
+
+void
+git_pubinbox_release(void *hold)
+{
+	packread_release(hold);
+}
+
 /* "<epoch>:<40 hex>" into the epoch's index and the commit id. */
 static bool
 gp_parse_pos(

@@ -25,6 +25,9 @@ enum err git_pubinbox_seek(struct git_pubinbox *p, const char *pos);
 enum err git_pubinbox_next(
     struct git_pubinbox *p, struct source_mail *m, bool *truncated);
 double git_pubinbox_progress(const struct git_pubinbox *p);
+/* See source_hold() and source_release(). */
+void *git_pubinbox_hold(struct git_pubinbox *p);
+void git_pubinbox_release(void *hold);
 
 /* Following an inbox (bot/daemon/): its epochs in numeric order. */
 size_t git_pubinbox_nepochs(const struct git_pubinbox *p);

@@ -26,6 +26,7 @@
 
 #include <dirent.h>
 #include <libdeflate.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +82,19 @@ struct pr_pack {
 	uint64_t *byoff;
 };
 
+/*
+ * An object built (its bytes, then a NUL), as the cache keeps it: held
+ * by its slot and by each packread_hold() not yet given back, and freed
+ * with the last hold, so that a mail lent to the import's queue outlives
+ * its slot.
+ */
+struct pr_obj {
+	size_t holds;
+	unsigned char data[];
+};
+
 struct pr_slot {
-	unsigned char *data; /* NULL: empty */
+	unsigned char *data; /* a pr_obj's; NULL: empty */
 	size_t n;
 	uint64_t off;
 	size_t pack;
@@ -200,13 +212,56 @@ packread_open(const char *gitdir, struct packread **out)
 	return ERR_OK;
 }
 
+static struct pr_obj *
+pr_obj(const unsigned char *data)
+{
+	return (struct pr_obj *)(void *)(data - offsetof(struct pr_obj, data));
+}
+
+/* Room for an object of n bytes and a NUL: plain, the caller's to
+ * free(); else a pr_obj's, held once. */
+static unsigned char *
+pr_alloc(size_t n, bool plain)
+{
+	struct pr_obj *o;
+
+	if (plain)
+		return xmalloc(n + 1);
+	o = xmalloc(sizeof(*o) + n + 1);
+	o->holds = 1;
+	return o->data;
+}
+
+/* Give back a hold on a pr_obj's data (NULL: none). */
+static void
+pr_put(unsigned char *data)
+{
+	struct pr_obj *o;
+
+	if (data == NULL)
+		return;
+	o = pr_obj(data);
+	if (--o->holds == 0)
+		free(o);
+}
+
+/* What pr_alloc() gave, never kept, freed. */
+static void
+pr_unalloc(unsigned char *data, bool plain)
+{
+	if (plain)
+		free(data);
+	else
+		pr_put(data);
+}
+
 static void
 pr_cache_clear(struct packread *r)
 {
 	size_t i;
 
 	for (i = 0; i < PR_SLOTS; i++) {
-		free(r->slots[i].data);
+		pr_put(r->slots[i].data);
 		r->slots[i].data = NULL;
 	}
 	r->cached = 0;
@@ -266,13 +321,14 @@ pr_slot_free(struct packread *r, struct pr_slot *s)
 {
 	if (s->data != NULL) {
 		r->cached -= s->n;
-		free(s->data);
+		pr_put(s->data);
 		s->data = NULL;
 	}
 }
 
-/* Keep data (n bytes, the caller's until now) as the object at off;
- * checked when it and its bases matched their CRCs. */
+/* Keep data (n bytes, a pr_obj's: the caller's hold passes to the
+ * slot) as the object at off; checked when it and its bases matched
+ * their CRCs. */
 static void
 pr_cache_put(struct packread *r, size_t pack, uint64_t off, enum pack_type type,
     unsigned char *data, size_t n, bool checked)
@@ -533,11 +589,13 @@ pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
 			}
 		}
 	} else {
+		bool plain = !keep && depth == 0;
+
 		*type = o.type;
 		curn = (size_t)o.size;
-		cur = xmalloc(curn + 1);
+		cur = pr_alloc(curn, plain);
 		if (!pr_inflate(r, &r->packs[cpack], &o, cur, &end)) {
-			free(cur);
+			pr_unalloc(cur, plain);
 			return pr_corrupt(r, cpack, coff, "bad zlib stream");
 		}
 		cur[curn] = '\0';
@@ -548,42 +606,35 @@ pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
 			cur = NULL;
 		}
 	}
-	/* Up again, a delta at a time.  hit (cached) or cur (ours) is the
-	 * base of the next step. */
+	/* Up again, a delta at a time.  hit (cached) is the base of the
+	 * next step: each base is cached, so cur is NULL until the last. */
 	while (depth > 0) {
 		const struct pr_step *s = &r->chain[--depth];
-		const unsigned char *base = hit != NULL ? hit->data : cur;
+		const unsigned char *base = hit->data;
+		bool plain = !keep && depth == 0;
 		uint64_t bsz, rsz;
 		size_t start;
 		unsigned char *res;
 
 		r->delta =
 		    xgrow(r->delta, &r->dalloc, (size_t)s->o.size + 1, 1);
-		if (!pr_inflate(r, &r->packs[s->pack], &s->o, r->delta, &end)) {
-			free(cur);
+		if (!pr_inflate(r, &r->packs[s->pack], &s->o, r->delta, &end))
 			return pr_corrupt(
 			    r, s->pack, s->o.data, "bad zlib stream");
-		}
 		ok = ok && pr_crc_ok(&r->packs[s->pack], s->off, end);
 		if (!pack_delta_sizes(
 		        r->delta, (size_t)s->o.size, &bsz, &rsz, &start) ||
-		    bsz != curn) {
-			free(cur);
+		    bsz != curn)
 			return pr_corrupt(r, s->pack, s->o.data, "bad delta");
-		}
-		if (rsz > PR_MAX_OBJECT) {
-			free(cur);
+		if (rsz > PR_MAX_OBJECT)
 			return ERR_NOTFOUND;
-		}
-		res = xmalloc((size_t)rsz + 1);
+		res = pr_alloc((size_t)rsz, plain);
 		if (!pack_delta_apply(base, curn, r->delta, (size_t)s->o.size,
 		        res, (size_t)rsz)) {
-			free(res);
-			free(cur);
+			pr_unalloc(res, plain);
 			return pr_corrupt(r, s->pack, s->o.data, "bad delta");
 		}
 		res[rsz] = '\0';
-		free(cur);
 		cur = res;
 		curn = (size_t)rsz;
 		hit = NULL;
@@ -654,6 +705,18 @@ packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
 		    r, pack, off, "its bytes do not hash to its id");
 	}
 	return ERR_OK;
+}
+
+void
+packread_hold(const unsigned char *data)
+{
+	pr_obj(data)->holds++;
+}
+
+void
+packread_release(const unsigned char *data)
+{
+	pr_put((unsigned char *)data);
 }
 
 enum err

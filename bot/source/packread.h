@@ -56,4 +56,13 @@ enum err packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
 enum err packread_keep(struct packread *r, const unsigned char id[PACK_ID_LEN],
     enum pack_type *type, const unsigned char **data, size_t *n);
 
+/*
+ * A hold on data that packread_keep() gave: its bytes stay, whatever
+ * is read next and after packread_free(), until packread_release()
+ * gives the hold back.  Holds are counted without atomics: take and
+ * give them back on the thread that reads (or once it is done).
+ */
+void packread_hold(const unsigned char *data);
+void packread_release(const unsigned char *data);
+
 #endif

@@ -169,6 +169,20 @@ source_next(struct source *s, struct source_mail *m, bool *truncated)
 	}
 }
 
+void *
+source_hold(struct source *s)
+{
+	return s->kind == SOURCE_PUBINBOX ? git_pubinbox_hold(s->pubinbox)
+	                                  : NULL;
+}
+
+void
+source_release(struct source *s, void *hold)
+{
+	if (hold != NULL && s->kind == SOURCE_PUBINBOX)
+		git_pubinbox_release(hold);
+}
+
 double
 source_progress(const struct source *s)
 {

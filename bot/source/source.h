@@ -64,6 +64,18 @@ enum err source_seek(struct source *s, const char *pos);
  */
 enum err source_next(struct source *s, struct source_mail *m, bool *truncated);
 
+/*
+ * A hold on the mail source_next() handed out last, for the caller to
+ * keep its bytes, and the NUL after them, past the next source_next():
+ * NULL when this source cannot lend them (the caller copies them then).
+ * Give each back with source_release(), on the thread that reads (or
+ * once reading is over), before source_free().  A public-inbox archive
+ * lends the mails its pack reader built: an import's queue saves
+ * copying each one.
+ */
+void *source_hold(struct source *s);
+void source_release(struct source *s, void *hold);
+
 /* Fraction done, 0..1, for a progress bar; -1 when unknown. */
 double source_progress(const struct source *s);
 
