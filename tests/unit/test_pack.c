@@ -457,6 +457,16 @@ reads_as(const char *d, const struct obj *v, size_t n)
 	return hashed;
 }
 
+/* make_repo() into *d: its repository's path into r (rn bytes) and its
+ * objects as git prints them (*n). */
+static struct obj *
+repo_objects(char **d, char *r, size_t rn, size_t *n)
+{
+	*d = make_repo();
+	snprintf(r, rn, "%s/r.git", *d);
+	return git_objects(r, n);
+}
+
 static size_t
 reads_as_git(const char *d)
 {
@@ -560,9 +570,7 @@ test_reader_holds(void **state)
 	(void)state;
 	if (!have_git())
 		skip();
-	d = make_repo();
-	snprintf(r, sizeof(r), "%s/r.git", d);
-	v = git_objects(r, &n);
+	v = repo_objects(&d, r, sizeof(r), &n);
 	held = calloc(n, sizeof(*held));
 	assert_non_null(held);
 	assert_int_equal(packread_open(r, &pr), ERR_OK);
@@ -707,9 +715,7 @@ test_reader_index(void **state)
 	(void)state;
 	if (!have_git())
 		skip();
-	d = make_repo();
-	snprintf(r, sizeof(r), "%s/r.git", d);
-	v = git_objects(r, &nv);
+	v = repo_objects(&d, r, sizeof(r), &nv);
 	x = read_idx(d, path, sizeof(path), &n);
 	orig = malloc(n);
 	assert_non_null(orig);
@@ -754,9 +760,7 @@ test_reader_corrupt(void **state)
 	(void)state;
 	if (!have_git())
 		skip();
-	d = make_repo();
-	snprintf(r, sizeof(r), "%s/r.git", d);
-	v = git_objects(r, &n);
+	v = repo_objects(&d, r, sizeof(r), &n);
 	snprintf(cmd, sizeof(cmd), "ls %s/objects/pack/*.pack", r);
 	f = popen(cmd, "r");
 	assert_non_null(f);
