@@ -8,11 +8,12 @@
  * bench's kernel-list (20,000 mails, 160 MB) its two fdatasync()s took
  * 0.23 and 0.15 s of the writer's 1.5.  Here the writer's commit
  * only wakes the checkpointer (a WAL hook) when the log has grown by
- * `pages` since it last did; the checkpointer runs a PASSIVE checkpoint,
- * which never waits for the writer, on its own connection, while the
- * writer goes on with its next batches; then the writer copies the few
- * frames it added meanwhile, and its next transaction starts the log
- * over, so the log stays near that size, as with SQLite's own.
+ * `pages` since it last did; the checkpointer runs PASSIVE checkpoints,
+ * which never wait for the writer, on its own connection, while the
+ * writer goes on with its next batches, pass after pass until one finds
+ * little new (ckpt_passes); then the writer copies the few frames it
+ * added meanwhile, and its next transaction starts the log over, so the
+ * log stays near that size, as with SQLite's own.
  */
 #include <pthread.h>
 #include <stdbool.h>
