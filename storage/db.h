@@ -36,6 +36,11 @@ struct store {
  * pages (store_ckpt.c).  ckpt_stop() returns how many it ran. */
 enum err ckpt_start(struct store *st, int pages);
 unsigned long ckpt_stop(struct store *st);
+/* For the tests: the pid of store_ckpt_helper()'s process, and how long
+ * it waits, once it has the database open, before it copies the log. */
+struct ckpt_helper;
+int ckpt_helper_pid(const struct ckpt_helper *h);
+extern unsigned ckpt_detach_pause_ms;
 
 /* sqlite3_step() of the statement named what (as in messages), counted,
  * and failed on purpose when a test asks. */

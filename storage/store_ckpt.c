@@ -14,12 +14,24 @@
  * little new (ckpt_passes); then the writer copies the few frames it
  * added meanwhile, and its next transaction starts the log over, so the
  * log stays near that size, as with SQLite's own.
+ *
+ * At the load's end the log is left as it is, and the helper process of
+ * store_ckpt_helper() copies it into the database after the load returns.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "storage/db.h"
+#include "storage/store.h"
 #include "util/log.h"
 #include "util/thread.h"
 #include "util/xalloc.h"
@@ -199,4 +211,170 @@ ckpt_stop(struct store *st)
 	free(c);
 	st->ckpt = NULL;
 	return runs;
+}
+
+unsigned ckpt_detach_pause_ms;
+
+struct ckpt_helper {
+	pid_t pid;
+	int go, ready; /* the caller's ends of the two pipes */
+};
+
+/* On fd go, the caller's word: '1' to copy the log, else (or its end of
+ * the pipe closed) to exit. */
+static bool
+helper_wait(int go)
+{
+	char c;
+	ssize_t r;
+
+	while ((r = read(go, &c, 1)) < 0 && errno == EINTR)
+		;
+	return r == 1 && c == '1';
+}
+
+/*
+ * The helper of store_ckpt_helper(), forked before the caller opened the
+ * database (so without SQLite's state of an open connection, which a
+ * process forked later would share with its parent); never returns.
+ *
+ * It opens the database while the caller's connection is still open:
+ * the log's index in the -shm file is then valid and is not rebuilt from
+ * every frame of the log (26-34 ms of util-linux's 35 MB), which SQLite
+ * does for the first process to open a database.  The caller returns
+ * once it has (about a millisecond), so a script that next moves the
+ * database aside and makes a new one under its name (the acceptance
+ * check `hardening` does) cannot have the helper open half of each;
+ * SQLite's last connection then leaves the files under that name alone
+ * (it checks that its database has not moved before it checkpoints and
+ * removes the log by name), and the explicit checkpoint below copies
+ * the log into the database moved aside.
+ */
+static _Noreturn void
+helper_main(const char *path, int go, int ready)
+{
+	sqlite3 *db = NULL;
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	/* Out of the caller's session and pipes: a shell or a test that
+	 * reads the import's output to its end is not kept waiting. */
+	(void)setsid();
+	if (fd >= 0) {
+		(void)dup2(fd, STDIN_FILENO);
+		(void)dup2(fd, STDOUT_FILENO);
+		(void)dup2(fd, STDERR_FILENO);
+	}
+	/* Its pipes at 3 and 4 (moved up first: either may be there). */
+	go = fcntl(go, F_DUPFD, 10);
+	ready = fcntl(ready, F_DUPFD, 10);
+	if (go < 0 || ready < 0 || dup2(go, 3) != 3 || dup2(ready, 4) != 4)
+		_exit(0);
+	closefrom(5);
+	(void)prctl(PR_SET_NAME, "yard-checkpoint", 0, 0, 0);
+	/* What does not need the database, done while the import runs. */
+	if (sqlite3_initialize() != SQLITE_OK || !helper_wait(3))
+		_exit(0);
+	/* A connection knows the database is in WAL mode once it has read
+	 * it (and has its log and index open then); the header is enough,
+	 * the schema is not needed. */
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) ==
+	    SQLITE_OK) {
+		sqlite3_busy_timeout(db, 10000);
+		if (sqlite3_exec(db,
+		        "PRAGMA synchronous=NORMAL;"
+		        "PRAGMA schema_version;",
+		        NULL, NULL, NULL) == SQLITE_OK) {
+			if (write(4, "1", 1) != 1) {
+				/* The caller stops waiting when we exit. */
+			}
+			close(4);
+			if (nice(10) == -1) {
+				/* Only the order: the user's next command
+				 * comes first. */
+			}
+			if (ckpt_detach_pause_ms)
+				usleep(ckpt_detach_pause_ms * 1000u);
+			/* PASSIVE: it neither waits for nor holds up another
+			 * process's reads and writes. */
+			(void)sqlite3_wal_checkpoint_v2(
+			    db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+		}
+	}
+	/* The last connection to close copies what came meanwhile and
+	 * removes the log; with another open, the log stays for it. */
+	sqlite3_close(db);
+	_exit(0);
+}
+
+int
+ckpt_helper_pid(const struct ckpt_helper *h)
+{
+	return (int)h->pid;
+}
+
+struct ckpt_helper *
+store_ckpt_helper(const char *path)
+{
+	struct ckpt_helper *h;
+	int go[2], ready[2];
+
+	if (pipe2(go, O_CLOEXEC) != 0)
+		return NULL;
+	if (pipe2(ready, O_CLOEXEC) != 0) {
+		close(go[0]);
+		close(go[1]);
+		return NULL;
+	}
+	h = xcalloc(1, sizeof(*h));
+	fflush(NULL); /* nothing buffered is written twice */
+	h->pid = fork();
+	if (h->pid == 0) {
+		close(go[1]);
+		close(ready[0]);
+		helper_main(path, go[0], ready[1]);
+	}
+	close(go[0]);
+	close(ready[1]);
+	h->go = go[1];
+	h->ready = ready[0];
+	if (h->pid < 0) {
+		log_debug("store: %s: no checkpoint helper: %s", path,
+		    strerror(errno));
+		store_ckpt_handoff(h, path, 0);
+		return NULL;
+	}
+	return h;
+}
+
+int
+store_ckpt_handoff(struct ckpt_helper *h, const char *path, long long min)
+{
+	char wal[4096], c;
+	struct stat sb;
+	struct pollfd pf;
+	int k, pid = 0;
+
+	if (h == NULL)
+		return 0;
+	k = snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (h->pid > 0 && k > 0 && (size_t)k < sizeof(wal) &&
+	    stat(wal, &sb) == 0 && (long long)sb.st_size >= min &&
+	    write(h->go, "1", 1) == 1) {
+		/* Until it has the files open (a millisecond). */
+		pf.fd = h->ready;
+		pf.events = POLLIN;
+		if (poll(&pf, 1, 2000) != 1 || read(h->ready, &c, 1) != 1)
+			log_debug("store: %s: the checkpoint helper did not "
+			          "open it",
+			    path);
+		log_debug("store: %s: its log (%lld bytes) is copied into "
+		          "it by process %ld",
+		    path, (long long)sb.st_size, (long)h->pid);
+		pid = (int)h->pid;
+	}
+	/* Else the closed pipe lets the helper go. */
+	close(h->go);
+	close(h->ready);
+	free(h);
+	return pid;
 }

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include <cmocka.h>
 
@@ -372,6 +375,151 @@ test_bulk_checkpoints_aside(void **state)
 	store_close(st);
 }
 
+/* The rows of table t in the database at p, read by a connection of
+ * its own (-1 on error). */
+static long
+count_rows(const char *p, const char *t)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	char sql[64];
+	long n = -1;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", t);
+	if (sqlite3_open_v2(p, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		n = (long)sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return n;
+}
+
+/* A bulk load of 20 rows of 320 KB into a new table t of database p,
+ * the store left open. */
+static struct store *
+bulk_load(const char *p, const char *t)
+{
+	char sql[128];
+	struct store *st;
+	int i;
+
+	assert_int_equal(store_open(p, STORE_CREATE, &st), ERR_OK);
+	snprintf(sql, sizeof(sql), "CREATE TABLE %s(x BLOB);", t);
+	assert_int_equal(db_script(st, sql, "t"), ERR_OK);
+	assert_int_equal(store_set_sync(st, STORE_SYNC_NORMAL), ERR_OK);
+	assert_int_equal(store_bulk(st, true), ERR_OK);
+	for (i = 0; i < 20; i++) {
+		snprintf(sql, sizeof(sql),
+		    "INSERT INTO %s VALUES(randomblob(%d));", t, 320 * 1024);
+		assert_int_equal(store_begin(st), ERR_OK);
+		assert_int_equal(db_script(st, sql, "t"), ERR_OK);
+		assert_int_equal(store_commit(st), ERR_OK);
+	}
+	assert_int_equal(store_bulk(st, false), ERR_OK);
+	return st;
+}
+
+/* Wait for process pid, which must exit 0. */
+static void
+reap(int pid)
+{
+	int status;
+
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/*
+ * What a bulk load leaves in the log, a helper process copies into the
+ * database, and removes the log: the rows are all there, in the
+ * database file, for a connection opened after it.  A helper given a
+ * log below the minimum lets it be and exits.
+ */
+static void
+test_ckpt_helper(void **state)
+{
+	char db[160], wal[170];
+	struct ckpt_helper *h;
+	struct store *st;
+	long before, logged;
+	int pid;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/ck.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	h = store_ckpt_helper(db);
+	assert_non_null(h);
+	pid = ckpt_helper_pid(h);
+	st = bulk_load(db, "ck");
+	/* All of it in the log, none yet in the database file. */
+	before = file_size(db);
+	logged = file_size(wal);
+	assert_true(logged >= 20 * 320 * 1024);
+	assert_true(before < (1 << 20));
+	assert_int_equal(store_ckpt_handoff(h, db, logged + 1), 0);
+	reap(pid);
+	store_close(st);
+	assert_int_equal(file_size(wal), logged);
+	h = store_ckpt_helper(db);
+	assert_non_null(h);
+	st = bulk_load(db, "ck2");
+	pid = store_ckpt_handoff(h, db, 1 << 20);
+	assert_true(pid > 0);
+	store_close(st);
+	reap(pid);
+	assert_int_equal(file_size(wal), -1);
+	assert_true(file_size(db) >= before + 40 * 320 * 1024);
+	assert_int_equal(count_rows(db, "ck"), 20);
+	assert_int_equal(count_rows(db, "ck2"), 20);
+}
+
+/*
+ * A script may move the database aside as soon as the import returns,
+ * remove its log's name and make a new one under its name (the
+ * acceptance check `hardening` does): the helper copying the old one's
+ * log leaves the new one's files alone, and the old one, moved, still
+ * gets all of its rows.
+ */
+static void
+test_ckpt_helper_moved_aside(void **state)
+{
+	char db[160], old[160], f[180];
+	struct ckpt_helper *h;
+	struct store *st, *nw;
+	int pid;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/mv.db", dir);
+	snprintf(old, sizeof(old), "%s/mv-old.db", dir);
+	ckpt_detach_pause_ms = 300; /* the helper's copy of it */
+	h = store_ckpt_helper(db);
+	ckpt_detach_pause_ms = 0;
+	assert_non_null(h);
+	st = bulk_load(db, "ck");
+	pid = store_ckpt_handoff(h, db, 1 << 20);
+	store_close(st);
+	/* mv mv.db mv-old.db; rm -f mv.db-*; a new mv.db, written, open. */
+	assert_int_equal(rename(db, old), 0);
+	snprintf(f, sizeof(f), "%s-wal", db);
+	assert_int_equal(unlink(f), 0);
+	snprintf(f, sizeof(f), "%s-shm", db);
+	assert_int_equal(unlink(f), 0);
+	assert_int_equal(store_open(db, STORE_CREATE, &nw), ERR_OK);
+	assert_int_equal(db_script(nw,
+	                     "CREATE TABLE nw(x);"
+	                     "INSERT INTO nw VALUES(1),(2),(3),(4),(5);",
+	                     "t"),
+	    ERR_OK);
+	reap(pid);
+	/* Another connection, the new one still open: its log is there. */
+	assert_int_equal(count_rows(db, "nw"), 5);
+	store_close(nw);
+	assert_int_equal(count_rows(db, "nw"), 5);
+	assert_int_equal(count_rows(old, "ck"), 20);
+}
+
 int
 main(void)
 {
@@ -385,6 +533,8 @@ main(void)
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
 		cmocka_unit_test(test_bulk_checkpoints_aside),
+		cmocka_unit_test(test_ckpt_helper),
+		cmocka_unit_test(test_ckpt_helper_moved_aside),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
