@@ -93,6 +93,36 @@ class Dovecot:
                 pass
             self.proc = None
 
+    def state(self):
+        """For a failure's message: the processes of this server still
+        alive (pid, process group, state, name) and the lock files in its
+        folder, with what each holds (dovecot writes pid:host)."""
+        procs = []
+        for pid in os.listdir('/proc'):
+            if not pid.isdigit():
+                continue
+            try:
+                cmd = open('/proc/%s/cmdline' % pid, 'rb').read().replace(b'\0', b' ').decode()
+                st = open('/proc/%s/stat' % pid).read()
+            except OSError:
+                continue
+            argv0 = cmd.split(' ', 1)[0]
+            if argv0.startswith('dovecot/') or os.path.basename(argv0) == 'dovecot' or st[st.find('(') + 1:st.rfind(')')] in ('imap', 'imap-login'):
+                f = st[st.rfind(')') + 2:].split()
+                procs.append('%s pgrp %s %s %s' % (pid, f[2], f[0], cmd.strip()[:60]))
+        locks = []
+        for root, _, files in os.walk(self.dir):
+            for n in files:
+                if n.endswith('.lock'):
+                    p = os.path.join(root, n)
+                    try:
+                        locks.append('%s (%s, %.0f s old)' % (os.path.relpath(p, self.dir),
+                                     open(p, errors='replace').read()[:40],
+                                     time.time() - os.path.getmtime(p)))
+                    except OSError:
+                        pass
+        return 'processes: %s; locks: %s' % ('; '.join(procs) or 'none', '; '.join(locks) or 'none')
+
     def log(self):
         try:
             return open(os.path.join(self.dir, 'log'), errors='replace').read()

@@ -144,9 +144,23 @@ def scenario(tmp):
         print('note: the whole batch was in before the kill')
     time.sleep(1.0)
     d.start()
+    # Mostly in a second or two.  Twice (CI on 2026-12-06, make check on
+    # 2026-12-07) the restarted server took logins but answered no SELECT
+    # for over 40 s, each new session held until the source's timeout;
+    # by a minute later it answered.  The source keeps trying with its
+    # back-off (2, 4, ... s, each after a 10 s timeout), so every mail is
+    # in if the server comes back within about 3 minutes; the message
+    # says what the server still ran and which locks it held.
+    began = time.time()
     n = y.wait_for(703, 60)
-    check('after a kill mid-fetch (at %d) and a restart, every mail is in' % at, n == 703,
-          '%d; %s\ndovecot: %s' % (n, y.logtext()[-2000:], d.log()[-2000:]))
+    state = d.state() if n != 703 else ''
+    if n != 703:
+        n = y.wait_for(703, 180)
+    check('after a kill mid-fetch (at %d) and a restart, every mail is in (%.0f s)'
+          % (at, time.time() - began), n == 703,
+          '%d; %s\ndovecot: %s\nat 60 s: %s' % (n, y.logtext()[-2000:], d.log()[-2000:], state))
+    if state:
+        print('note: the restarted server was slow to answer; at 60 s: %s' % state)
     db = y.db()
     dup = db.execute('SELECT count(*) - count(DISTINCT msgid), sum(deliveries) - count(*)'
                      ' FROM message').fetchone()
