@@ -5,7 +5,7 @@ import time
 
 def settle(timeout=60):
     """Wait, untimed, for the process that an import leaves to copy its log
-    into the database (store_ckpt_detach in storage/store_ckpt.c), so that
+    into the database (store_ckpt_helper in storage/store_ckpt.c), so that
     it does not run beside the next timed command."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
