@@ -40,7 +40,7 @@ unsigned long ckpt_stop(struct store *st);
  * it waits, once it has the database open, before it copies the log. */
 struct ckpt_helper;
 int ckpt_helper_pid(const struct ckpt_helper *h);
-extern unsigned ckpt_detach_pause_ms;
+extern unsigned ckpt_helper_pause_ms;
 
 /* sqlite3_step() of the statement named what (as in messages), counted,
  * and failed on purpose when a test asks. */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -213,22 +214,22 @@ ckpt_stop(struct store *st)
 	return runs;
 }
 
-unsigned ckpt_detach_pause_ms;
+unsigned ckpt_helper_pause_ms;
 
 struct ckpt_helper {
 	pid_t pid;
-	int go, ready; /* the caller's ends of the two pipes */
+	int sock; /* the caller's end of the socket pair */
 };
 
-/* On fd go, the caller's word: '1' to copy the log, else (or its end of
- * the pipe closed) to exit. */
+/* On fd sock, the caller's word: '1' to copy the log, else (or its end
+ * closed) to exit. */
 static bool
-helper_wait(int go)
+helper_wait(int sock)
 {
 	char c;
 	ssize_t r;
 
-	while ((r = read(go, &c, 1)) < 0 && errno == EINTR)
+	while ((r = read(sock, &c, 1)) < 0 && errno == EINTR)
 		;
 	return r == 1 && c == '1';
 }
@@ -249,12 +250,17 @@ helper_wait(int go)
  * (it checks that its database has not moved before it checkpoints and
  * removes the log by name), and the explicit checkpoint below copies
  * the log into the database moved aside.
+ *
+ * The two talk over a socket pair, sent to with MSG_NOSIGNAL: either
+ * may be gone (the helper killed, the caller exited), and neither may
+ * die of SIGPIPE for it.
  */
 static _Noreturn void
-helper_main(const char *path, int go, int ready)
+helper_main(const char *path, int sock)
 {
 	sqlite3 *db = NULL;
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC), s;
+	bool init;
 
 	/* Out of the caller's session and pipes: a shell or a test that
 	 * reads the import's output to its end is not kept waiting. */
@@ -264,15 +270,17 @@ helper_main(const char *path, int go, int ready)
 		(void)dup2(fd, STDOUT_FILENO);
 		(void)dup2(fd, STDERR_FILENO);
 	}
-	/* Its pipes at 3 and 4 (moved up first: either may be there). */
-	go = fcntl(go, F_DUPFD, 10);
-	ready = fcntl(ready, F_DUPFD, 10);
-	if (go < 0 || ready < 0 || dup2(go, 3) != 3 || dup2(ready, 4) != 4)
+	/* Its socket at 3 (moved up first: it may be at 0-2). */
+	s = fcntl(sock, F_DUPFD, 10);
+	if (s < 0 || dup2(s, 3) != 3) {
+		(void)helper_wait(sock);
 		_exit(0);
-	closefrom(5);
+	}
+	closefrom(4);
 	(void)prctl(PR_SET_NAME, "yard-checkpoint", 0, 0, 0);
 	/* What does not need the database, done while the import runs. */
-	if (sqlite3_initialize() != SQLITE_OK || !helper_wait(3))
+	init = sqlite3_initialize() == SQLITE_OK;
+	if (!helper_wait(3) || !init)
 		_exit(0);
 	/* A connection knows the database is in WAL mode once it has read
 	 * it (and has its log and index open then); the header is enough,
@@ -284,16 +292,16 @@ helper_main(const char *path, int go, int ready)
 		        "PRAGMA synchronous=NORMAL;"
 		        "PRAGMA schema_version;",
 		        NULL, NULL, NULL) == SQLITE_OK) {
-			if (write(4, "1", 1) != 1) {
+			if (send(3, "1", 1, MSG_NOSIGNAL) != 1) {
 				/* The caller stops waiting when we exit. */
 			}
-			close(4);
+			close(3);
 			if (nice(10) == -1) {
 				/* Only the order: the user's next command
 				 * comes first. */
 			}
-			if (ckpt_detach_pause_ms)
-				usleep(ckpt_detach_pause_ms * 1000u);
+			if (ckpt_helper_pause_ms)
+				usleep(ckpt_helper_pause_ms * 1000u);
 			/* PASSIVE: it neither waits for nor holds up another
 			 * process's reads and writes. */
 			(void)sqlite3_wal_checkpoint_v2(
@@ -316,27 +324,19 @@ struct ckpt_helper *
 store_ckpt_helper(const char *path)
 {
 	struct ckpt_helper *h;
-	int go[2], ready[2];
+	int sv[2];
 
-	if (pipe2(go, O_CLOEXEC) != 0)
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return NULL;
-	if (pipe2(ready, O_CLOEXEC) != 0) {
-		close(go[0]);
-		close(go[1]);
-		return NULL;
-	}
 	h = xcalloc(1, sizeof(*h));
 	fflush(NULL); /* nothing buffered is written twice */
 	h->pid = fork();
 	if (h->pid == 0) {
-		close(go[1]);
-		close(ready[0]);
-		helper_main(path, go[0], ready[1]);
+		close(sv[0]);
+		helper_main(path, sv[1]);
 	}
-	close(go[0]);
-	close(ready[1]);
-	h->go = go[1];
-	h->ready = ready[0];
+	close(sv[1]);
+	h->sock = sv[0];
 	if (h->pid < 0) {
 		log_debug("store: %s: no checkpoint helper: %s", path,
 		    strerror(errno));
@@ -359,22 +359,24 @@ store_ckpt_handoff(struct ckpt_helper *h, const char *path, long long min)
 	k = snprintf(wal, sizeof(wal), "%s-wal", path);
 	if (h->pid > 0 && k > 0 && (size_t)k < sizeof(wal) &&
 	    stat(wal, &sb) == 0 && (long long)sb.st_size >= min &&
-	    write(h->go, "1", 1) == 1) {
+	    send(h->sock, "1", 1, MSG_NOSIGNAL) == 1) {
 		/* Until it has the files open (a millisecond). */
-		pf.fd = h->ready;
+		pf.fd = h->sock;
 		pf.events = POLLIN;
-		if (poll(&pf, 1, 2000) != 1 || read(h->ready, &c, 1) != 1)
+		if (poll(&pf, 1, 2000) != 1 || read(h->sock, &c, 1) != 1) {
 			log_debug("store: %s: the checkpoint helper did not "
 			          "open it",
 			    path);
-		log_debug("store: %s: its log (%lld bytes) is copied into "
-		          "it by process %ld",
-		    path, (long long)sb.st_size, (long)h->pid);
-		pid = (int)h->pid;
+		} else {
+			log_debug(
+			    "store: %s: its log (%lld bytes) is copied into "
+			    "it by process %ld",
+			    path, (long long)sb.st_size, (long)h->pid);
+			pid = (int)h->pid;
+		}
 	}
-	/* Else the closed pipe lets the helper go. */
-	close(h->go);
-	close(h->ready);
+	/* Else the closed socket lets the helper go. */
+	close(h->sock);
 	free(h);
 	return pid;
 }

@@ -1,6 +1,7 @@
 /* Unit tests of storage/: the schema migrates, every named statement
  * prepares against it, and the basic rows round-trip. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -493,9 +494,9 @@ test_ckpt_helper_moved_aside(void **state)
 	(void)state;
 	snprintf(db, sizeof(db), "%s/mv.db", dir);
 	snprintf(old, sizeof(old), "%s/mv-old.db", dir);
-	ckpt_detach_pause_ms = 300; /* the helper's copy of it */
+	ckpt_helper_pause_ms = 300; /* the helper's copy of it */
 	h = store_ckpt_helper(db);
-	ckpt_detach_pause_ms = 0;
+	ckpt_helper_pause_ms = 0;
 	assert_non_null(h);
 	st = bulk_load(db, "ck");
 	pid = store_ckpt_handoff(h, db, 1 << 20);
@@ -520,6 +521,36 @@ test_ckpt_helper_moved_aside(void **state)
 	assert_int_equal(count_rows(old, "ck"), 20);
 }
 
+/*
+ * The helper may be gone when the load ends (killed, out of memory): the
+ * handoff then says so (0) and the caller, whose SIGPIPE is not ignored
+ * here, goes on; the log stays for the next connection.
+ */
+static void
+test_ckpt_helper_gone(void **state)
+{
+	char db[160], wal[170];
+	struct ckpt_helper *h;
+	struct store *st;
+	int pid, status;
+
+	(void)state;
+	assert_true(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
+	snprintf(db, sizeof(db), "%s/gone.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	h = store_ckpt_helper(db);
+	assert_non_null(h);
+	pid = ckpt_helper_pid(h);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	st = bulk_load(db, "ck");
+	assert_int_equal(store_ckpt_handoff(h, db, 1), 0);
+	assert_true(file_size(wal) > 0);
+	store_close(st);
+	assert_int_equal(count_rows(db, "ck"), 20);
+}
+
 int
 main(void)
 {
@@ -535,6 +566,7 @@ main(void)
 		cmocka_unit_test(test_bulk_checkpoints_aside),
 		cmocka_unit_test(test_ckpt_helper),
 		cmocka_unit_test(test_ckpt_helper_moved_aside),
+		cmocka_unit_test(test_ckpt_helper_gone),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
