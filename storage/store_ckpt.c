@@ -259,21 +259,23 @@ static _Noreturn void
 helper_main(const char *path, int sock)
 {
 	sqlite3 *db = NULL;
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC), s;
+	/* Its socket moved up before anything lands on 0-2: with the
+	 * caller's standard input or error closed, it may be there. */
+	int s = fcntl(sock, F_DUPFD, 10), fd;
 	bool init;
 
 	/* Out of the caller's session and pipes: a shell or a test that
 	 * reads the import's output to its end is not kept waiting. */
 	(void)setsid();
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd >= 0) {
 		(void)dup2(fd, STDIN_FILENO);
 		(void)dup2(fd, STDOUT_FILENO);
 		(void)dup2(fd, STDERR_FILENO);
 	}
-	/* Its socket at 3 (moved up first: it may be at 0-2). */
-	s = fcntl(sock, F_DUPFD, 10);
+	/* Its socket at 3. */
 	if (s < 0 || dup2(s, 3) != 3) {
-		(void)helper_wait(sock);
+		(void)helper_wait(s >= 0 ? s : sock);
 		_exit(0);
 	}
 	closefrom(4);

@@ -551,6 +551,43 @@ test_ckpt_helper_gone(void **state)
 	assert_int_equal(count_rows(db, "ck"), 20);
 }
 
+/*
+ * A caller whose standard input and error are closed (cron, a daemon's
+ * child) gets the socket pair at 0 and 2: the helper moves its end up
+ * before /dev/null goes onto 0-2, and copies the log.
+ */
+static void
+test_ckpt_helper_low_fds(void **state)
+{
+	char db[160], wal[170];
+	struct ckpt_helper *h;
+	struct store *st;
+	int in, err, pid;
+
+	(void)state;
+	snprintf(db, sizeof(db), "%s/low.db", dir);
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	in = dup(STDIN_FILENO);
+	err = dup(STDERR_FILENO);
+	assert_true(in > 2 && err > 2);
+	close(STDIN_FILENO);
+	close(STDERR_FILENO);
+	h = store_ckpt_helper(db);
+	/* The caller's end is at 0, the helper's was at 2. */
+	assert_int_equal(dup2(err, STDERR_FILENO), STDERR_FILENO);
+	close(err);
+	assert_non_null(h);
+	st = bulk_load(db, "ck");
+	pid = store_ckpt_handoff(h, db, 1);
+	assert_int_equal(dup2(in, STDIN_FILENO), STDIN_FILENO);
+	close(in);
+	assert_true(pid > 0);
+	store_close(st);
+	reap(pid);
+	assert_int_equal(file_size(wal), -1);
+	assert_int_equal(count_rows(db, "ck"), 20);
+}
+
 int
 main(void)
 {
@@ -567,6 +604,7 @@ main(void)
 		cmocka_unit_test(test_ckpt_helper),
 		cmocka_unit_test(test_ckpt_helper_moved_aside),
 		cmocka_unit_test(test_ckpt_helper_gone),
+		cmocka_unit_test(test_ckpt_helper_low_fds),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
