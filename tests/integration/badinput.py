@@ -8,6 +8,37 @@ import os, random, sqlite3, sys, tempfile, shutil, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from yardlib import *
 
+def closed_stdio(tmp):
+    """An import run with descriptors 0-2 closed (a cron line, `<&-
+    >&- 2>&-`): it imports, and its log is still copied into the
+    database afterwards (the helper's socket pair would otherwise land
+    on 0-2, under the /dev/null it puts there)."""
+    import subprocess
+    d = os.path.join(tmp, 'closed')
+    os.makedirs(d)
+    c = Yard(d, '')
+    mbox = os.path.join(d, 'list.mbox')
+    with open(mbox, 'w') as f:
+        for i in range(2000):
+            f.write('From x@example.org Thu Dec  3 06:00:00 2026\n'
+                    'From: Sender %d <s%d@example.org>\nTo: demo@lists.example.org\n'
+                    'Subject: mail %d\nDate: Thu, 03 Dec 2026 06:00:00 +0000\n'
+                    'Message-ID: <closed-%d@example.org>\n\n%s\n' % (i, i, i, i, ('words %d ' % i) * 400))
+    r = subprocess.run(['/bin/sh', '-c', 'exec "$0" -c "$1" import --project demo "$2" <&- >&- 2>&-',
+                        YARD, c.conf, mbox])
+    check('an import with 0-2 closed exits 0', r.returncode == 0, r.returncode)
+    wal = os.path.join(d, 'yard.db-wal')
+    end = time.monotonic() + 60
+    while os.path.exists(wal) and time.monotonic() < end:
+        time.sleep(0.05)
+    check('its log is copied into the database after it', not os.path.exists(wal),
+          os.path.getsize(wal) if os.path.exists(wal) else None)
+    db = sqlite3.connect('file:%s/yard.db?mode=ro' % d, uri=True)
+    n = db.execute('SELECT count(*) FROM message').fetchone()[0]
+    db.close()
+    check('every mail is in', n == 2000, n)
+
+
 tmp = tempfile.mkdtemp(prefix='yard-bad-')
 try:
     y = Yard(tmp, '')
@@ -54,6 +85,7 @@ try:
     check('the 50 MB mail keeps its first 16 MB', size and size[0] == 16 * 1024 * 1024, size)
     r = y.run('list', '--json', check_rc=False)
     check('list still works', r.returncode == 0)
+    closed_stdio(tmp)
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 done()

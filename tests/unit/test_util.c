@@ -1,6 +1,7 @@
 /* Unit tests of util/: buffers, views, arena, UTF-8, JSON, time, the
  * huge-page heap. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -397,6 +400,42 @@ test_fd_write_all(void **state)
 	free(q);
 }
 
+/* In a child with 0 and 2 closed: both open again (on /dev/null) and
+ * the next file opened takes a number above 2; 1 is left as it was. */
+static void
+test_fd_std_open(void **state)
+{
+	int status, pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct stat a, b;
+		int fd, bad = 0;
+
+		close(0);
+		close(2);
+		if (fstat(1, &a) != 0 || fd_std_open() != 0)
+			_exit(10);
+		if (fcntl(0, F_GETFD) < 0 || fcntl(2, F_GETFD) < 0)
+			bad |= 1;
+		if (fstat(1, &b) != 0 || a.st_ino != b.st_ino ||
+		    a.st_dev != b.st_dev)
+			bad |= 2;
+		if ((fd = open("/dev/null", O_RDONLY)) <= 2)
+			bad |= 4;
+		/* With 0-2 open it holds on to nothing. */
+		close(fd);
+		if (fd_std_open() != 0 || open("/dev/null", O_RDONLY) != fd)
+			bad |= 8;
+		_exit(bad);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Whether the mapping that holds p is advised MADV_HUGEPAGE ("hg" in
  * its VmFlags). */
 static bool
@@ -540,6 +579,7 @@ main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_qp_encode),
 		cmocka_unit_test(test_fd_write_all),
+		cmocka_unit_test(test_fd_std_open),
 		cmocka_unit_test(test_huge_heap),
 		cmocka_unit_test(test_thread_helper),
 	};
