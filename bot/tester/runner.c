@@ -218,6 +218,11 @@ child(const struct runner_spec *s, int out, char *const *argv)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* The test ends when the runner does, whatever happens to it. */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The pipe above 2 first: with the caller's 0-2 closed it may be
+	 * there, where /dev/null would overwrite it or dup2() onto its own
+	 * number would keep its close-on-exec flag. */
+	if (out <= 2 && (out = fcntl(out, F_DUPFD, 3)) < 0)
+		_exit(126);
 	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0 ||
 	    dup2(out, 1) < 0 || dup2(out, 2) < 0)
 		_exit(126);

@@ -140,6 +140,38 @@ test_exit_and_environment(void **state)
 	runner_result_free(&res);
 }
 
+/* Started by a process whose 0 and 1 are closed, the pipe lands there:
+ * the test still gets its stdout and stderr, and the log has both. */
+static void
+test_low_fds(void **state)
+{
+	struct runner_spec s = spec("echo out; echo err >&2");
+	struct runner_result res;
+	struct runner *r = NULL;
+	int in, out;
+
+	(void)state;
+	fflush(stdout);
+	in = dup(0);
+	out = dup(1);
+	assert_true(in > 2 && out > 2);
+	close(0);
+	close(1);
+	assert_int_equal(runner_start(&s, &r), ERR_OK);
+	while (!runner_done(r))
+		runner_poll(&r, 1, 1000);
+	runner_finish(r, &res);
+	assert_int_equal(dup2(in, 0), 0);
+	assert_int_equal(dup2(out, 1), 1);
+	close(in);
+	close(out);
+	assert_int_equal(res.end, RUNNER_EXITED);
+	assert_int_equal(res.code, 0);
+	assert_non_null(strstr(res.log, "out\n"));
+	assert_non_null(strstr(res.log, "err\n"));
+	runner_result_free(&res);
+}
+
 static void
 test_signal(void **state)
 {
@@ -335,6 +367,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_and_environment),
+		cmocka_unit_test(test_low_fds),
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_output_cap),
 		cmocka_unit_test(test_timeout),
