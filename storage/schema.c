@@ -328,8 +328,8 @@ static const char *const migrations[] = {
 	" WHERE patch_id IS NOT NULL;\n",
 	/* 8: a rebuild asks for each queued patch's folded fix-ups; without
 	 * an index that was a scan of every patch per queued patch. */
-	"CREATE INDEX patch_folded ON patch(folded_into)"
-	" WHERE folded_into IS NOT NULL;\n",
+	("CREATE INDEX patch_folded ON patch(folded_into)"
+	 " WHERE folded_into IS NOT NULL;\n"),
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))
