@@ -432,6 +432,14 @@ reap(int pid)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* A database named name in the test's folder, and its log's name. */
+static void
+db_in_dir(const char *name, char db[160], char wal[170])
+{
+	snprintf(db, 160, "%s/%s", dir, name);
+	snprintf(wal, 170, "%s-wal", db);
+}
+
 /*
  * What a bulk load leaves in the log, a helper process copies into the
  * database, and removes the log: the rows are all there, in the
@@ -448,8 +456,7 @@ test_ckpt_helper(void **state)
 	int pid;
 
 	(void)state;
-	snprintf(db, sizeof(db), "%s/ck.db", dir);
-	snprintf(wal, sizeof(wal), "%s-wal", db);
+	db_in_dir("ck.db", db, wal);
 	h = store_ckpt_helper(db);
 	assert_non_null(h);
 	pid = ckpt_helper_pid(h);
@@ -536,8 +543,7 @@ test_ckpt_helper_gone(void **state)
 
 	(void)state;
 	assert_true(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
-	snprintf(db, sizeof(db), "%s/gone.db", dir);
-	snprintf(wal, sizeof(wal), "%s-wal", db);
+	db_in_dir("gone.db", db, wal);
 	h = store_ckpt_helper(db);
 	assert_non_null(h);
 	pid = ckpt_helper_pid(h);
@@ -565,8 +571,7 @@ test_ckpt_helper_low_fds(void **state)
 	int in, err, pid;
 
 	(void)state;
-	snprintf(db, sizeof(db), "%s/low.db", dir);
-	snprintf(wal, sizeof(wal), "%s-wal", db);
+	db_in_dir("low.db", db, wal);
 	in = dup(STDIN_FILENO);
 	err = dup(STDERR_FILENO);
 	assert_true(in > 2 && err > 2);
