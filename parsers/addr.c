@@ -421,6 +421,25 @@ addr_aligned(struct arena *a, const char *from_domain, const char *dkim_domain)
 	return f != NULL && d != NULL && strcmp(f, d) == 0;
 }
 
+bool
+addr_dkim_covers(struct arena *a, const char *from_domain, const char *d)
+{
+	size_t nf, nd;
+
+	if (from_domain == NULL || d == NULL)
+		return false;
+	nf = strlen(from_domain);
+	nd = strlen(d);
+	if (nd == 0 || nd > nf)
+		return false;
+	if (ascii_strnicmp(from_domain + (nf - nd), d, nd) != 0)
+		return false;
+	if (nd < nf && from_domain[nf - nd - 1] != '.')
+		return false;
+	/* Not a public suffix itself: "org" signs for nobody. */
+	return addr_org_domain(a, d) != NULL;
+}
+
 /* --- Authentication-Results (RFC 8601) ----------------------------------- */
 
 struct lex {
@@ -560,7 +579,8 @@ dkim_domain(struct arena *a, const struct dkim *dk)
 	return d.n ? arena_str(a, d).p : NULL;
 }
 
-/* The topmost Authentication-Results of ours, unfolded, or STR_NULL. */
+/* The topmost Authentication-Results, unfolded, when it is
+ * authserv_id's; else STR_NULL. */
 static struct str
 ours(struct arena *a, const struct hdr *h, const char *authserv_id,
     struct lex *l)
@@ -575,8 +595,7 @@ ours(struct arena *a, const struct hdr *h, const char *authserv_id,
 		v = hdr_unfold(a, h->f[i].value);
 		l->s = v;
 		l->i = 0;
-		if (str_ieqs(authserv(l), authserv_id))
-			return v;
+		return str_ieqs(authserv(l), authserv_id) ? v : STR_NULL;
 	}
 	return STR_NULL;
 }
@@ -594,7 +613,8 @@ addr_auth_check(struct arena *a, const struct hdr *h, const char *authserv_id,
 		why = &dummy;
 	if (authserv_id == NULL || *authserv_id == '\0' ||
 	    ours(a, h, authserv_id, &l).p == NULL) {
-		*why = "no Authentication-Results from our authserv-id";
+		*why = "the topmost Authentication-Results is not the "
+		       "relay's";
 		return ADDR_AUTH_NONE;
 	}
 	while (l.i < l.s.n) {
@@ -613,16 +633,17 @@ addr_auth_check(struct arena *a, const struct hdr *h, const char *authserv_id,
 			continue;
 		passed = true;
 		d = dkim_domain(a, &dk);
-		if (d != NULL && addr_aligned(a, from, d)) {
-			*why = "dkim=pass aligned with the From domain";
+		if (d != NULL && addr_dkim_covers(a, from, d)) {
+			*why = "dkim=pass for the From domain";
 			return ADDR_AUTH_PASS;
 		}
 	}
 	if (passed) {
-		*why = "dkim=pass, but for a domain not aligned with From";
+		*why = "dkim=pass, but for a domain that is not the From "
+		       "domain or a parent of it";
 		return ADDR_AUTH_UNALIGNED;
 	}
-	*why = "no dkim=pass in our Authentication-Results";
+	*why = "no dkim=pass in the relay's Authentication-Results";
 	return ADDR_AUTH_FAIL;
 }
 

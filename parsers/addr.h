@@ -55,18 +55,30 @@ const char *addr_org_domain(struct arena *a, const char *domain);
 bool addr_aligned(
     struct arena *a, const char *from_domain, const char *dkim_domain);
 
+/*
+ * Whether a DKIM signature of domain d speaks for an address of
+ * from_domain (DESIGN.md §5): d is from_domain or a parent of it, at or
+ * below the organizational domain (never a bare public suffix, never a
+ * sibling: lists.example.org says nothing about maint.example.org).
+ * ASCII case ignored.
+ */
+bool addr_dkim_covers(struct arena *a, const char *from_domain, const char *d);
+
 enum addr_auth {
-	ADDR_AUTH_PASS, /* aligned dkim=pass in our topmost header */
-	ADDR_AUTH_NONE, /* no Authentication-Results from authserv_id */
-	ADDR_AUTH_FAIL, /* ours says no dkim=pass */
-	ADDR_AUTH_UNALIGNED /* dkim=pass, but no passing d= aligns with From */
+	ADDR_AUTH_PASS, /* a covering dkim=pass in the topmost header */
+	ADDR_AUTH_NONE, /* the topmost Authentication-Results is not
+	                   authserv_id's */
+	ADDR_AUTH_FAIL, /* it says no dkim=pass */
+	ADDR_AUTH_UNALIGNED /* dkim=pass, but no passing d= covers From */
 };
 
 /*
- * Judge a mail: only the topmost Authentication-Results field whose
- * authserv-id equals authserv_id (ASCII case-insensitive) counts; it must
- * hold a dkim=pass whose header.d (or header.i domain) aligns with the
- * domain of from_email.  *why gets a short English reason.
+ * Judge a mail by a relay's header: only the topmost
+ * Authentication-Results field counts, and only when its authserv-id is
+ * authserv_id (ASCII case-insensitive): a header further down may be the
+ * sender's own forgery.  It must hold a dkim=pass whose header.d (or
+ * header.i domain) covers the domain of from_email (addr_dkim_covers).
+ * *why gets a short English reason.
  */
 enum addr_auth addr_auth_check(struct arena *a, const struct hdr *h,
     const char *authserv_id, const char *from_email, const char **why);
