@@ -700,7 +700,9 @@ cmp_path(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* The paths a diff touches, sorted and unique. */
+/* The paths a diff touches, sorted and unique: both sides of a rename
+ * or copy, so that a maintainer limited to some paths is checked on
+ * what leaves them as on what comes in. */
 static void
 touched_files(struct arena *a, struct patch *p)
 {
@@ -712,12 +714,14 @@ touched_files(struct arena *a, struct patch *p)
 	p->nfiles = 0;
 	if (d == NULL || d->nfiles == 0)
 		return;
-	files = arena_alloc(a, d->nfiles * sizeof(*files));
+	files = arena_alloc(a, 2 * d->nfiles * sizeof(*files));
 	for (i = 0; i < d->nfiles; i++) {
-		const char *f = d->files[i].new_path ? d->files[i].new_path
-		                                     : d->files[i].old_path;
-		if (f != NULL)
-			files[n++] = f;
+		if (d->files[i].new_path != NULL)
+			files[n++] = d->files[i].new_path;
+		if (d->files[i].old_path != NULL &&
+		    (d->files[i].new_path == NULL ||
+		        strcmp(d->files[i].old_path, d->files[i].new_path)))
+			files[n++] = d->files[i].old_path;
 	}
 	qsort(files, n, sizeof(*files), cmp_path);
 	for (i = 0, p->nfiles = 0; i < n; i++)

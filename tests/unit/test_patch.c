@@ -252,10 +252,12 @@ test_details(void **state)
 	free(text);
 	text = load_mail(a, "git-many.mbox", &m);
 	assert_int_equal(patch_parse(a, &m.in, &p), ERR_OK);
-	assert_int_equal(p->nfiles, 9);
+	/* Both sides of the rename torename.c -> lib/renamed.c. */
+	assert_int_equal(p->nfiles, 10);
 	assert_string_equal(p->files[0], "added.c");
 	assert_string_equal(p->files[1], "big.txt");
 	assert_string_equal(p->files[8], "old.txt");
+	assert_string_equal(p->files[9], "torename.c");
 	assert_true(str_eqs(p->date, "Thu, 3 Dec 2026 07:12:29 +0000"));
 	/* Notes between "---" and the stat are not part of it.  (m.in's
 	 * views point into text: it is freed at the end.) */
