@@ -180,10 +180,9 @@ parse_supersedes(struct arena *a, struct mail *m)
 	m->nsupersedes = n;
 }
 
-/* The text people wrote: the first inline text/plain part, else the
- * first text part. */
+/* The first inline text/plain part, or STR_NULL. */
 static struct str
-main_text(const struct mime *b)
+plain_text(const struct mime *b)
 {
 	size_t i;
 
@@ -191,6 +190,19 @@ main_text(const struct mime *b)
 		if (b->parts[i].text && !b->parts[i].attachment &&
 		    strcmp(b->parts[i].type, "text/plain") == 0)
 			return b->parts[i].data;
+	return STR_NULL;
+}
+
+/* The text people wrote: the first inline text/plain part, else the
+ * first text part. */
+static struct str
+main_text(const struct mime *b)
+{
+	struct str t = plain_text(b);
+	size_t i;
+
+	if (t.p)
+		return t;
 	for (i = 0; i < b->nparts; i++)
 		if (b->parts[i].text)
 			return b->parts[i].data;
@@ -280,7 +292,7 @@ enum err
 mail_parse(struct arena *a, const char *raw, size_t n,
     const struct mail_opts *o, struct mail *m)
 {
-	struct str v;
+	struct str v, cmd;
 	bool fallback = false;
 	unsigned dflags = 0;
 	int64_t t;
@@ -359,8 +371,12 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 		m->flags |= MAIL_F_OVERLIMIT;
 		m->limit = "trailers";
 	}
+	/* Commands only from text/plain (DESIGN.md §5): an HTML part may
+	 * show a command it quotes, in <pre> or not, and a reader cannot
+	 * tell what a mail program would render as a line of its own. */
 	if (m->kind == MAIL_REPLY && o->command_prefix &&
-	    command_parse(a, m->text, o->command_prefix, &m->commands,
+	    (cmd = plain_text(&m->body)).p != NULL &&
+	    command_parse(a, cmd, o->command_prefix, &m->commands,
 	        &m->ncommands) != ERR_OK) {
 		m->commands = NULL;
 		m->ncommands = 0;
