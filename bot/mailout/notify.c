@@ -6,6 +6,7 @@
 
 #include "bot/mailout/mailout.h"
 #include "bot/mailout/template.h"
+#include "parsers/addr.h"
 #include "parsers/hdr.h"
 #include "parsers/msgid.h"
 #include "storage/store_msg.h"
@@ -229,17 +230,48 @@ to_maintainers(struct notify *n, struct arena *a, const struct conf_project *pr,
 	}
 }
 
-/* To the author; Cc the people in the patch's trailers and the list, and
- * for a conflict its maintainers too: someone has to resolve it.  A
- * version from another sender goes to the maintainers alone: they decide
- * whether it replaces the staged patch. */
+/* Recipients of one acknowledgment at most (DESIGN.md §8): a patch whose
+ * trailers name hundreds of people must not make the bot a mailer. */
+#define NOTIFY_MAX_RCPT 30
+
+/* Add email to the Cc list unless it is there already, is the bot, or
+ * the list is full. */
+static void
+cc_add(struct notify *n, struct draft *dr, size_t max, const char *email)
+{
+	size_t i;
+
+	if (email == NULL || *email == '\0' || dr->nto + dr->ncc >= max ||
+	    addr_same(email, n->conf->bot_address))
+		return;
+	for (i = 0; i < dr->nto; i++)
+		if (addr_same(dr->to[i].email, email))
+			return;
+	for (i = 0; i < dr->ncc; i++)
+		if (addr_same(dr->cc[i].email, email))
+			return;
+	dr->cc[dr->ncc].email = email;
+	dr->cc[dr->ncc].name = "";
+	dr->ncc++;
+}
+
+/*
+ * To the author; Cc the addresses the patch's own commit message names,
+ * the people whose reply trailers are verified, and the list — never an
+ * address only a stranger's reply wrote (DESIGN.md §8) — and for a
+ * conflict its maintainers too: someone has to resolve it.  At most
+ * NOTIFY_MAX_RCPT in all, in that order of precedence: the list, the
+ * maintainers, the reviewers, then the commit message's addresses.  A version
+ * from another sender goes to the maintainers alone: they decide whether
+ * it replaces the staged patch.
+ */
 static void
 recipients(struct notify *n, struct arena *a, const struct store_patch *p,
     const struct view_trailer *t, size_t nt, const struct conf_project *pr,
     struct draft *dr)
 {
 	bool conflict = strcmp(dr->event, "conflict") == 0;
-	size_t i, max = nt + 1 + (conflict ? n->conf->nmaintainers : 0);
+	size_t i, max = NOTIFY_MAX_RCPT;
 
 	if (strcmp(dr->event, "version-from-other-sender") == 0) {
 		to_maintainers(n, a, pr, dr);
@@ -250,27 +282,23 @@ recipients(struct notify *n, struct arena *a, const struct store_patch *p,
 	dr->to[0].email = p->author_email;
 	dr->nto = 1;
 	dr->cc = arena_zalloc(a, max * sizeof(*dr->cc));
-	for (i = 0; i < nt; i++) {
-		if (t[i].email == NULL)
-			continue;
-		dr->cc[dr->ncc].email = t[i].email;
-		dr->cc[dr->ncc].name = "";
-		dr->ncc++;
-	}
+	if (pr && pr->cc_list)
+		cc_add(n, dr, max, pr->list);
 	for (i = 0; conflict && i < n->conf->nmaintainers; i++) {
 		const struct conf_maintainer *m = &n->conf->maintainers[i];
 
 		if (m->project && (pr == NULL || strcmp(m->project, pr->name)))
 			continue;
-		dr->cc[dr->ncc].email = m->email;
-		dr->cc[dr->ncc].name = "";
-		dr->ncc++;
+		cc_add(n, dr, max, m->email);
 	}
-	if (pr && pr->cc_list) {
-		dr->cc[dr->ncc].email = pr->list;
-		dr->cc[dr->ncc].name = "";
-		dr->ncc++;
-	}
+	/* Reviewers who sent their trailers before the addresses the
+	 * commit message names: a long Cc: list is cut, not them. */
+	for (i = 0; i < nt; i++)
+		if (!t[i].own && t[i].verified)
+			cc_add(n, dr, max, t[i].email);
+	for (i = 0; i < nt; i++)
+		if (t[i].own)
+			cc_add(n, dr, max, t[i].email);
 }
 
 static void
