@@ -115,6 +115,9 @@ struct conf_source {
 	const char *seen; /* IMAP: "leave" (default), "flag", "move:FOLDER" */
 	int interval; /* seconds between polls, default 60 */
 	int timeout; /* IMAP: seconds a server may stay silent, default 60 */
+	/* The relay whose topmost Authentication-Results this source's mail
+	 * carries, believed (DESIGN.md §5); NULL: no header is believed. */
+	const char *authserv_id;
 };
 
 /*
@@ -155,6 +158,8 @@ struct config {
 	struct conf_list mailmap; /* "[Name] <addr> [Name] <addr>" lines */
 	const char *auth_authserv_id;
 	enum conf_auth auth_require; /* default dkim */
+	const char *auth_keyring; /* patatt's layout; NULL: none */
+	const char *auth_dkim_keys; /* DKIM keys from this file, never DNS */
 	const char *smtp_url; /* NULL: mail is queued, never sent */
 	enum conf_tls smtp_starttls; /* default required */
 	const char *smtp_ca_file;

@@ -92,6 +92,8 @@ rebase_all(struct arena *a, const char *path, struct config *c)
 	c->templates = rebase(a, dir, c->templates);
 	c->smtp_password_file = rebase(a, dir, c->smtp_password_file);
 	c->smtp_ca_file = rebase(a, dir, c->smtp_ca_file);
+	c->auth_keyring = rebase(a, dir, c->auth_keyring);
+	c->auth_dkim_keys = rebase(a, dir, c->auth_dkim_keys);
 	for (i = 0; i < c->nprojects; i++) {
 		struct conf_project *p = &c->projects[i];
 
