@@ -190,8 +190,7 @@ static const struct key source_keys[] = {
 	    RANGE(1, 24 * 3600, "seconds") },
 	{ "timeout", KT_INT, S(timeout), false, KC_ANY,
 	    RANGE(1, 3600, "seconds") },
-	{ "authserv-id", KT_STR, S(authserv_id), false, KC_ANY, NULL,
-	    NORANGE },
+	{ "authserv-id", KT_STR, S(authserv_id), false, KC_ANY, NULL, NORANGE },
 };
 static const struct key auth_keys[] = {
 	{ "authserv-id", KT_STR, C(auth_authserv_id), false, KC_ANY, NULL,
