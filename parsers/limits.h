@@ -63,6 +63,11 @@
  * would make one signature cost a walk of every field per name. */
 #define LIMIT_DEVSIG_FIELDS 16
 
+/* DKIM signatures in one mail: the author's domain, a list's, a mail
+ * provider's make three; each costs a key lookup (a DNS query) and an
+ * RSA check.  More: none is checked. */
+#define LIMIT_DKIM_SIGNATURES 8
+
 /* Decoded output of one mail (all text parts together): base64 and
  * quoted-printable never grow, so this is the mail size. */
 #define LIMIT_DECODED_SIZE LIMIT_MAIL_SIZE
