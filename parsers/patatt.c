@@ -365,7 +365,7 @@ read_sig(struct arena *a, struct str value, struct pfield *f, size_t nf,
 	s->kind = kind_of(t.a);
 	s->body_ok = t.bh.p != NULL && str_eqs(t.bh, bh);
 	b = last_b(canon);
-	if (s->kind != PATATT_ED25519 || t.t.n == 0 || b < 0)
+	if (s->kind != PATATT_ED25519 || t.t.n == 0 || t.i.n == 0 || b < 0)
 		return;
 	sha256_init(&c);
 	if (!hash_fields(&c, f, nf, t.h))

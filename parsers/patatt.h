@@ -21,7 +21,10 @@ enum patatt_kind {
 };
 
 struct patatt_sig {
-	const char *identity; /* i=, as written; NULL when absent */
+	/* i=, as written; NULL when absent (patatt itself then takes the
+	 * From address; we take no identity the signature does not name,
+	 * and such a signature verifies for nobody) */
+	const char *identity;
 	const char *selector; /* s=, "default" when absent */
 	const char *algo; /* a=, as written; "" when absent */
 	enum patatt_kind kind; /* from algo */
@@ -30,9 +33,9 @@ struct patatt_sig {
 	 * one's.  "" when the mail has no From:. */
 	const char *from;
 	bool body_ok; /* bh= equals the canonical body's hash */
-	/* An ed25519 signature in patatt's shape: h= names from and
-	 * subject, t= is set, b= holds 64 bytes of signature followed by
-	 * the 32-byte digest below.  Anything else never verifies. */
+	/* An ed25519 signature in patatt's shape: i= and t= are set, h=
+	 * names from and subject, b= holds 64 bytes of signature followed
+	 * by the 32-byte digest below.  Anything else never verifies. */
 	bool usable;
 	unsigned char digest[32]; /* SHA-256 of the signed header fields */
 	unsigned char sig[64]; /* the ed25519 signature of b= */

@@ -356,6 +356,15 @@ test_limits(void **state)
 	assert_int_equal(patatt_parse(a, raw, n, &s, &ns), ERR_OK);
 	assert_false(s->usable);
 	free(raw);
+	/* No i=: patatt would take From's address, we take nobody's. */
+	raw = edited(" i=ada@example.org;", "", &n);
+	assert_int_equal(patatt_parse(a, raw, n, &s, &ns), ERR_OK);
+	assert_null(s->identity);
+	assert_false(s->usable);
+	assert_null(devsig_identity(a, KEYRING, raw, n, &why));
+	assert_string_equal(
+	    why, "a developer signature whose i= or s= names no key");
+	free(raw);
 	arena_free(a);
 }
 
