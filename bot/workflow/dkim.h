@@ -17,9 +17,10 @@ struct dkimv;
  * keyfile: take keys only from this file (libopendkim's key-file query
  * method: one key a line, "<selector>._domainkey.<domain> <TXT record>",
  * a line starting with '#' a comment) -- never DNS.  NULL: DNS through
- * the system resolver, timeout_s seconds a query, and a cache of the keys
- * found for the life of the verifier (bounded).  NULL on failure (the
- * key file cannot be read, the library fails), logged.
+ * the system resolver, timeout_s seconds a query (0: libopendkim's 10),
+ * and a cache of the keys found for the life of the verifier (bounded).
+ * NULL on failure (the key file cannot be read, the library fails),
+ * logged.
  */
 struct dkimv *dkimv_new(const char *keyfile, unsigned timeout_s);
 void dkimv_free(struct dkimv *v);
