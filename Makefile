@@ -5,8 +5,8 @@
 PROG    = patchyard
 BUILD  ?= build
 OPT    ?= -O2 -g
-PKGS    = libgit2 libcurl sqlite3 libmicrohttpd jansson nettle libpsl zlib gnutls \
-	  libdeflate
+PKGS    = libgit2 libcurl sqlite3 libmicrohttpd jansson nettle hogweed libpsl zlib \
+	  gnutls libdeflate opendkim
 
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wformat=2 -Wvla
@@ -26,8 +26,10 @@ EXT_SRC   := bot/source/imap.c bot/source/imap_tls.c \
 # where the shared library pulls in GnuTLS and a dozen more.  Its names
 # stay the binary's own (not exported), so the IMAP code in the shared
 # object binds to the shared libetpan alone.
-CORE_LIBS := $(shell pkg-config --libs libgit2 sqlite3 nettle libpsl zlib libdeflate \
-	     2>/dev/null) -Wl,--exclude-libs,libetpan.a -Wl,-Bstatic -letpan -Wl,-Bdynamic \
+# libopendkim (DKIM, bot/workflow/dkim.c) is in the core: ingest checks
+# every mail with it; it costs a start of the binary about 1 ms (libcrypto).
+CORE_LIBS := $(shell pkg-config --libs libgit2 sqlite3 nettle hogweed libpsl zlib \
+	     libdeflate opendkim 2>/dev/null) -Wl,--exclude-libs,libetpan.a -Wl,-Bstatic -letpan -Wl,-Bdynamic \
 	     -lpthread
 EXT_LIBS  := $(shell pkg-config --libs libcurl libmicrohttpd jansson gnutls \
 	     2>/dev/null) -letpan

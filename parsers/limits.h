@@ -53,6 +53,21 @@
 /* Command lines in one mail. */
 #define LIMIT_COMMANDS 32
 
+/* Developer signatures (X-Developer-Signature) in one mail: patatt adds
+ * one per signer, and a mail has one signer; each costs a hash of the
+ * header fields and an ed25519 check.  More: none is verified. */
+#define LIMIT_DEVSIGS 8
+
+/* Header fields one developer signature's h= may name: patatt signs
+ * from, subject and message-id.  A longer list is not patatt's, and
+ * would make one signature cost a walk of every field per name. */
+#define LIMIT_DEVSIG_FIELDS 16
+
+/* DKIM signatures in one mail: the author's domain, a list's, a mail
+ * provider's make three; each costs a key lookup (a DNS query) and an
+ * RSA check.  More: none is checked. */
+#define LIMIT_DKIM_SIGNATURES 8
+
 /* Decoded output of one mail (all text parts together): base64 and
  * quoted-printable never grow, so this is the mail size. */
 #define LIMIT_DECODED_SIZE LIMIT_MAIL_SIZE

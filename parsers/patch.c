@@ -8,9 +8,10 @@
  *   before them are skipped, the first blank line after them ends them;
  * - a scissors line ("-- >8 --") throws away everything above it,
  *   in-body headers included, as `git mailinfo --scissors` (and `git am
- *   --scissors`) does.  We honour scissors always: on a list they mark the
- *   patch inside a reply, and a message body rarely holds a perforated
- *   line by chance;
+ *   --scissors`) does.  patch_parse() honours scissors always: on a list
+ *   they mark the patch inside a reply, and a message body rarely holds a
+ *   perforated line by chance.  patch_mailinfo() does as it is asked
+ *   (patatt runs `git mailinfo --no-scissors`);
  * - the first patch break (a "diff -" or "Index: " line, a "---" line
  *   with only blanks after it, or "--- name") starts the patch; every line
  *   from there on is the patch, as in mailinfo's patch file;
@@ -70,6 +71,7 @@ static const char *const hdr_names[HDR_COUNT] = { "From", "Subject", "Date" };
 /* The state of mailinfo's handle_commit_msg(). */
 struct mi {
 	struct arena *a;
+	bool scissors; /* honour scissors lines (git mailinfo --scissors) */
 	bool header_stage;
 	struct buf accum; /* in-body header lines being gathered */
 	struct str s_hdr[HDR_COUNT]; /* in-body values; p NULL when none */
@@ -229,7 +231,7 @@ static bool
 check_inbody_header(struct mi *mi, struct mline l)
 {
 	if (mi->accum.n && l.n && (l.p[0] == ' ' || l.p[0] == '\t')) {
-		if (is_scissors_line(l)) {
+		if (mi->scissors && is_scissors_line(l)) {
 			flush_accum(mi);
 			return false;
 		}
@@ -268,7 +270,7 @@ commit_msg_line(struct mi *mi, struct mline l)
 		if (mi->header_stage)
 			return false;
 	}
-	if (is_scissors_line(l)) {
+	if (mi->scissors && is_scissors_line(l)) {
 		int i;
 
 		buf_reset(&mi->log);
@@ -606,10 +608,10 @@ parse_from(struct arena *a, struct str v, struct addr *out)
 /* git's strbuf_stripspace() without comments: trailing blanks off every
  * line, no leading or trailing empty lines, runs of them made one. */
 static struct str
-stripspace(struct arena *a, const struct buf *b)
+stripspace(struct arena *a, struct str b)
 {
-	char *out = arena_alloc(a, b->n + 2);
-	const char *p = b->p ? b->p : "", *end = p + b->n;
+	char *out = arena_alloc(a, b.n + 2);
+	const char *p = b.p ? b.p : "", *end = p + b.n;
 	size_t j = 0, empties = 0;
 
 	while (p < end) {
@@ -820,54 +822,101 @@ out:
 	buf_free(&b);
 }
 
-/* Subject, author and date: in-body values win. */
+/*
+ * Subject, author and date: in-body values win, but only when the mail
+ * holds a patch (mailinfo's handle_info() prints them "only if we output
+ * a patch file").
+ */
 static void
 fill_meta(struct arena *a, const struct mi *mi, const struct patch_in *in,
-    struct patch *p)
+    struct patch_mailinfo *out)
 {
+	bool inbody = out->patch.p != NULL;
 	struct str v;
 
-	p->subject = clean_subject(a,
-	    mi->s_hdr[HDR_SUBJECT].p ? inbody_value(a, mi->s_hdr[HDR_SUBJECT])
-	                             : in->subject);
-	v = mi->s_hdr[HDR_FROM].p ? inbody_value(a, mi->s_hdr[HDR_FROM])
-	                          : in->from_value;
+	out->subject = clean_subject(a,
+	    inbody && mi->s_hdr[HDR_SUBJECT].p
+	        ? inbody_value(a, mi->s_hdr[HDR_SUBJECT])
+	        : in->subject);
+	v = inbody && mi->s_hdr[HDR_FROM].p
+	    ? inbody_value(a, mi->s_hdr[HDR_FROM])
+	    : in->from_value;
 	if (v.p != NULL) {
 		char *f = arena_strndup(a, v.p, v.n);
 
 		parse_from(
-		    a, str_make(f, cleanup_space(f, strlen(f))), &p->author);
+		    a, str_make(f, cleanup_space(f, strlen(f))), &out->author);
 	} else {
-		p->author.email = in->from.email ? in->from.email : "";
-		p->author.name = sane_name(in->from.name, p->author.email);
+		out->author.email = in->from.email ? in->from.email : "";
+		out->author.name = sane_name(in->from.name, out->author.email);
 	}
-	v = mi->s_hdr[HDR_DATE].p ? mi->s_hdr[HDR_DATE] : in->date;
-	p->date = trim_git(v.p ? v : STR_LIT(""));
+	v = inbody && mi->s_hdr[HDR_DATE].p ? mi->s_hdr[HDR_DATE] : in->date;
+	out->date = trim_git(v.p ? v : STR_LIT(""));
+}
+
+/*
+ * Run the body through mailinfo's state machine: mi holds the log and
+ * the in-body headers after it (the caller frees its buffers), *patch
+ * the patch file, STR_NULL when there is none.
+ */
+static enum err
+run_mailinfo(struct arena *a, const struct patch_in *in, bool scissors,
+    struct mi *mi, struct str *patch)
+{
+	struct str text, raw;
+	size_t off;
+	enum err e;
+
+	*patch = STR_NULL;
+	body_text(a, in->body, &text, &raw);
+	memset(mi, 0, sizeof(*mi));
+	mi->a = a;
+	mi->scissors = scissors;
+	mi->header_stage = true;
+	buf_init(&mi->accum, LIMIT_FIELD_SIZE);
+	buf_init(&mi->log, 0);
+	e = split_body(mi, text, &off);
+	if (e == ERR_OK && off < text.n)
+		*patch = raw_patch(text, raw, off);
+	return e;
+}
+
+enum err
+patch_mailinfo(struct arena *a, const struct patch_in *in, unsigned flags,
+    struct patch_mailinfo *out)
+{
+	struct mi mi;
+	enum err e;
+
+	memset(out, 0, sizeof(*out));
+	e = run_mailinfo(
+	    a, in, (flags & PATCH_MI_SCISSORS) != 0, &mi, &out->patch);
+	if (e == ERR_OK) {
+		fill_meta(a, &mi, in, out);
+		out->msg = arena_str(a, buf_str(&mi.log));
+	}
+	buf_free(&mi.accum);
+	buf_free(&mi.log);
+	return e;
 }
 
 enum err
 patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
 {
+	struct patch_mailinfo info;
 	struct mi mi;
-	struct str text, raw;
 	struct patch *p;
-	size_t off;
 	enum err e;
 
 	*out = NULL;
-	body_text(a, in->body, &text, &raw);
-	memset(&mi, 0, sizeof(mi));
-	mi.a = a;
-	mi.header_stage = true;
-	buf_init(&mi.accum, LIMIT_FIELD_SIZE);
-	buf_init(&mi.log, 0);
-	e = split_body(&mi, text, &off);
-	if (e == ERR_OK && off == text.n)
+	memset(&info, 0, sizeof(info));
+	e = run_mailinfo(a, in, true, &mi, &info.patch);
+	if (e == ERR_OK && info.patch.p == NULL)
 		e = ERR_NOTFOUND;
 	if (e != ERR_OK)
 		goto out;
 	p = arena_zalloc(a, sizeof(*p));
-	p->diff = raw_patch(text, raw, off);
+	p->diff = info.patch;
 	patchid_stable(p->diff.p, p->diff.n, p->patch_id);
 	e = diff_parse(a, p->diff.p, p->diff.n, &p->parsed);
 	if (e == ERR_LIMIT)
@@ -879,8 +928,11 @@ patch_parse(struct arena *a, const struct patch_in *in, struct patch **out)
 		goto out;
 	}
 	e = ERR_OK;
-	fill_meta(a, &mi, in, p);
-	p->message = stripspace(a, &mi.log);
+	fill_meta(a, &mi, in, &info);
+	p->author = info.author;
+	p->date = info.date;
+	p->subject = info.subject;
+	p->message = stripspace(a, buf_str(&mi.log));
 	p->diffstat = sender_diffstat(p->diff);
 	touched_files(a, p);
 	*out = p;

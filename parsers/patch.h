@@ -59,6 +59,35 @@ struct pull {
 };
 
 /*
+ * What `git mailinfo` writes for the mail, with or without --scissors:
+ * patatt signs this view of a mail (parsers/patatt.c), and patch_parse()
+ * builds on it.  Every mail has one, with a patch or without.
+ */
+struct patch_mailinfo {
+	struct addr author; /* the Author: and Email: lines */
+	const char *subject; /* the Subject: line: tags removed */
+	struct str date; /* the Date: line's value */
+	struct str msg; /* the msg file as written: UTF-8, LF ends, not
+	                   stripped (a reply's whole body but for its
+	                   leading blank lines and in-body headers) */
+	struct str patch; /* the patch file, as struct patch's diff;
+	                     STR_NULL when the mail holds no patch (then
+	                     in-body From:, Subject: and Date: lines are
+	                     dropped from msg but not used, as mailinfo
+	                     does) */
+};
+
+enum patch_mi_flag {
+	PATCH_MI_SCISSORS = 1 << 0, /* --scissors: "-- >8 --" drops what
+	                               is above it */
+};
+
+/* Run mailinfo over the mail (flags: enum patch_mi_flag).  ERR_LIMIT
+ * on a line over LIMIT_LINE_LEN. */
+enum err patch_mailinfo(struct arena *a, const struct patch_in *in,
+    unsigned flags, struct patch_mailinfo *out);
+
+/*
  * Find a patch in the mail.  ERR_NOTFOUND when the body holds no diff
  * (a cover letter, a reply without a patch).  ERR_LIMIT over a limit.
  */

@@ -77,6 +77,14 @@ expect_fail "hash verification off" bot/git/bad.c \
 	"hash verification turned off"
 expect_fail "zlib outside its rooms" bot/workflow/bad.c \
 	'#include <zlib.h>' "zlib.h"
+expect_fail "nettle outside patch-id and patatt" parsers/bad.c \
+	'#include <nettle/sha2.h>' "nettle/"
+expect_fail "nettle in the bot" bot/workflow/bad.c \
+	'#include <nettle/eddsa.h>' "nettle/"
+expect_fail "libopendkim outside the DKIM file" bot/workflow/bad.c \
+	'#include <opendkim/dkim.h>' "opendkim/"
+expect_fail "libopendkim in a parser" parsers/bad.c \
+	'#include <opendkim/dkim.h>' "opendkim/"
 
 # And a legal include across rooms passes.
 copy

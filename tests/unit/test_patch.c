@@ -231,6 +231,79 @@ test_vs_mailinfo(void **state)
 	}
 }
 
+/*
+ * patch_mailinfo() against `git mailinfo` itself, with and without
+ * --scissors: the Author, Email and Subject lines, and the msg and patch
+ * files byte for byte (unstripped), for patches, a cover letter and
+ * replies, in-body headers and scissors lines included.  (-u, not
+ * --encoding=utf-8: git 2.39 takes the latter and then re-encodes nothing,
+ * see parsers/patatt.c.)
+ */
+static void
+compare_mailinfo(const char *name, unsigned flags)
+{
+	struct arena *a = arena_new();
+	struct simple_mail m;
+	struct patch_mailinfo mi;
+	char dir[] = "/tmp/test_patch.XXXXXX", cmd[512], path[256];
+	char *text = load_mail(a, name, &m), *info, *f, *msg, *pat;
+	size_t mn = 0, pn = 0;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(patch_mailinfo(a, &m.in, flags, &mi), ERR_OK);
+	snprintf(path, sizeof(path), FIX "%s", name);
+	snprintf(cmd, sizeof(cmd), "git mailinfo -u %s %s/msg %s/patch < %s",
+	    flags & PATCH_MI_SCISSORS ? "--scissors" : "--no-scissors", dir,
+	    dir, path);
+	info = run(cmd);
+	snprintf(path, sizeof(path), "%s/msg", dir);
+	msg = tu_read_file(path, &mn);
+	snprintf(path, sizeof(path), "%s/patch", dir);
+	pat = tu_read_file(path, &pn);
+	f = info_field(info, "Author");
+	assert_string_equal(mi.author.name, f);
+	free(f);
+	f = info_field(info, "Email");
+	assert_string_equal(mi.author.email, f);
+	free(f);
+	f = info_field(info, "Subject");
+	assert_string_equal(mi.subject, f);
+	free(f);
+	assert_true(str_eq(mi.msg, str_make(msg, mn)));
+	if (pn == 0)
+		assert_null(mi.patch.p);
+	else
+		assert_true(str_eq(mi.patch, str_make(pat, pn)));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	free(info);
+	free(msg);
+	free(pat);
+	free(text);
+	arena_free(a);
+}
+
+static void
+test_mailinfo_vs_git(void **state)
+{
+	static const char *const extra[] = { "reply-inbody.eml", NULL };
+	size_t i;
+
+	(void)state;
+	if (system("git --version >/dev/null 2>&1") != 0)
+		skip();
+	for (i = 0; oracle_fixtures[i]; i++) {
+		print_message("%s\n", oracle_fixtures[i]);
+		compare_mailinfo(oracle_fixtures[i], 0);
+		compare_mailinfo(oracle_fixtures[i], PATCH_MI_SCISSORS);
+	}
+	for (i = 0; extra[i]; i++) {
+		print_message("%s\n", extra[i]);
+		compare_mailinfo(extra[i], 0);
+		compare_mailinfo(extra[i], PATCH_MI_SCISSORS);
+	}
+}
+
 /* Details mailinfo does not print: date, files, the sender's stat. */
 static void
 test_details(void **state)
@@ -552,6 +625,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vs_mailinfo),
+		cmocka_unit_test(test_mailinfo_vs_git),
 		cmocka_unit_test(test_details),
 		cmocka_unit_test(test_multipart_vs_mailinfo),
 		cmocka_unit_test(test_parts_read),
