@@ -330,6 +330,13 @@ static const char *const migrations[] = {
 	 * an index that was a scan of every patch per queued patch. */
 	("CREATE INDEX patch_folded ON patch(folded_into)"
 	 " WHERE folded_into IS NOT NULL;\n"),
+	/* 9 (issue 42): how each mail authenticated (DESIGN.md §5): the
+	 * proof it gave ("dkim d=...", "patatt i=...", "relay ID", "none
+	 * required"), or NULL with the reason in auth_note.  Judged once,
+	 * as the mail arrives by the road it came (a relay's header is
+	 * believed only for the source that names it). */
+	("ALTER TABLE message ADD COLUMN auth TEXT;\n"
+	 "ALTER TABLE message ADD COLUMN auth_note TEXT;\n"),
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -11,7 +11,7 @@
 #define MSG_COLS                                                               \
 	"id, coalesce(project_id, 0), coalesce(series_id, 0),"                 \
 	" coalesce(patch_id, 0), kind, flags, hash, date, msgid,"              \
-	" from_name, from_email, subject, parent_msgid"
+	" from_name, from_email, subject, parent_msgid, auth, auth_note"
 #define SERIES_COLS                                                            \
 	"id, contribution_id, coalesce(project_id, 0), version,"               \
 	" expected, received, coalesce(cover_id, 0), first_id, title,"         \
@@ -70,13 +70,15 @@ static const char *const text[SQL_COUNT] = {
 	                 " flags, hash, date FROM message"
 	                 " WHERE msgid = :msgid AND (flags & 2) = 0"
 	                 " ORDER BY id LIMIT 1",
+	[SQL_MSG_COPIES] = "SELECT id FROM message WHERE msgid = :msgid"
+	                   " ORDER BY id",
 	[SQL_MSG_GET] = "SELECT " MSG_COLS " FROM message WHERE id = :id",
 	[SQL_MSG_ADD] =
 	    "INSERT INTO message(msgid, project_id, kind, flags, hash, date,"
 	    " from_name, from_email, subject, parent_msgid, size, series_id,"
-	    " patch_id) VALUES(:msgid, :project, :kind, :flags, :hash, :date,"
-	    " :from_name, :from_email, :subject, :parent, :size, :series,"
-	    " :patch)",
+	    " patch_id, auth, auth_note) VALUES(:msgid, :project, :kind,"
+	    " :flags, :hash, :date, :from_name, :from_email, :subject,"
+	    " :parent, :size, :series, :patch, :auth, :auth_note)",
 	[SQL_RAW_ADD] =
 	    "INSERT INTO raw(message_id, bytes) VALUES(:id, :bytes)",
 	[SQL_RAW_GET] = "SELECT bytes FROM raw WHERE message_id = :id",
@@ -231,12 +233,15 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_READ_PATCHES_OF] =
 	    "SELECT p.id, m.msgid, p.number, p.title, p.author_name,"
 	    " p.author_email, p.slug, p.state, p.queue, p.reason, p.conflict,"
-	    " p.patch_id, p.message_id, p.files FROM patch p"
+	    " p.patch_id, p.message_id, p.files, m.auth, m.auth_note,"
+	    " (SELECT count(*) FROM message r WHERE r.msgid = m.msgid) > 1"
+	    " FROM patch p"
 	    " JOIN message m ON m.id = p.message_id"
 	    " WHERE p.series_id = :series ORDER BY p.number, p.id",
 	[SQL_READ_TRAILERS_OF] =
-	    "SELECT t.name, t.value, m.msgid, t.verified, t.email, t.own"
-	    " FROM trailer t JOIN message m ON m.id = t.message_id"
+	    "SELECT t.name, t.value, m.msgid, t.verified, t.email, t.own,"
+	    " m.auth, m.auth_note FROM trailer t JOIN message m ON m.id = "
+	    "t.message_id"
 	    " WHERE t.patch_id = :patch OR (t.patch_id IS NULL AND"
 	    " t.series_id = :series) ORDER BY t.own DESC, t.message_id, t.id",
 	[SQL_READ_EVENTS_OF] =

@@ -17,6 +17,7 @@ enum sql_id {
 	SQL_POS_SET,
 	/* messages */
 	SQL_MSG_FIND,
+	SQL_MSG_COPIES,
 	SQL_MSG_GET,
 	SQL_MSG_ADD,
 	SQL_RAW_ADD,

@@ -42,6 +42,8 @@ read_row(struct arena *a, sqlite3_stmt *s, struct store_msg *m)
 	m->from_email = db_col_arena(a, s, 10);
 	m->subject = db_col_arena(a, s, 11);
 	m->parent = db_col_arena(a, s, 12);
+	m->auth = db_col_arena(a, s, 13);
+	m->auth_note = db_col_arena(a, s, 14);
 }
 
 static enum err
@@ -64,6 +66,15 @@ store_msg_find(
 
 	db_bind_text(s, ":msgid", msgid);
 	return one(st, a, s, out, "message find");
+}
+
+enum err
+store_msg_copies(struct store *st, const char *msgid, int64_t **ids, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_MSG_COPIES);
+
+	db_bind_text(s, ":msgid", msgid);
+	return db_ids(st, s, ids, n, "message copies");
 }
 
 enum err
@@ -96,6 +107,8 @@ store_msg_add(struct store *st, const struct store_msg *m,
 	db_bind_int(s, ":size", (int64_t)n);
 	db_bind_id(s, ":series", m->series_id);
 	db_bind_id(s, ":patch", m->patch_id);
+	db_bind_text(s, ":auth", m->auth);
+	db_bind_text(s, ":auth_note", m->auth_note);
 	if ((e = db_exec(st, s, "message add")) != ERR_OK)
 		return e;
 	*id = sqlite3_last_insert_rowid(st->db);

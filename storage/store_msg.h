@@ -24,12 +24,21 @@ struct store_msg {
 	const char *from_email;
 	const char *subject;
 	const char *parent; /* the nearest ancestor's Message-ID, or NULL */
+	/* How it authenticated (DESIGN.md §5): "dkim d=...", "patatt i=...",
+	 * "relay ID", "none required"; NULL when it did not, auth_note
+	 * saying why (NULL when it was not judged). */
+	const char *auth;
+	const char *auth_note;
 };
 
 /* The first stored (unflagged) message with this Message-ID: a lookup,
  * its strings (msgid, from, subject) are not read. */
 enum err store_msg_find(struct store *st, struct arena *a, const char *msgid,
     struct store_msg *out);
+/* Every stored mail under this Message-ID, the first and the flagged
+ * ones that reuse it (DESIGN.md §4), oldest first. */
+enum err store_msg_copies(
+    struct store *st, const char *msgid, int64_t **ids, size_t *n);
 enum err store_msg_get(
     struct store *st, struct arena *a, int64_t id, struct store_msg *out);
 /* Insert m (its id ignored; series and patch 0 when not known yet) with

@@ -26,6 +26,8 @@ trailer_row(struct arena *a, sqlite3_stmt *s, void *p)
 	t->verified = db_col_int(s, 3) != 0;
 	t->email = db_col_arena(a, s, 4);
 	t->own = db_col_int(s, 5) != 0;
+	t->auth = db_col_arena(a, s, 6);
+	t->auth_note = db_col_arena(a, s, 7);
 }
 
 static void
@@ -47,6 +49,9 @@ patch_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->patch_id = db_col_arena(a, s, 11);
 	v->message_row = db_col_int(s, 12);
 	v->files = db_col_arena(a, s, 13);
+	v->auth = db_col_arena(a, s, 14);
+	v->auth_note = db_col_arena(a, s, 15);
+	v->msgid_reused = db_col_int(s, 16) != 0;
 }
 
 static void

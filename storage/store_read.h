@@ -20,6 +20,8 @@ struct view_trailer {
 	const char *email;
 	bool verified;
 	bool own;
+	const char *auth; /* how its mail authenticated, or NULL */
+	const char *auth_note; /* why not, or NULL */
 };
 
 struct view_patch {
@@ -37,6 +39,9 @@ struct view_patch {
 	bool conflict;
 	const char *patch_id;
 	const char *files;
+	const char *auth; /* how its mail authenticated, or NULL */
+	const char *auth_note; /* why not, or NULL */
+	bool msgid_reused; /* another mail reuses its Message-ID */
 	struct view_trailer *trailers;
 	size_t ntrailers;
 	bool older_copy; /* superseded by a copy sent again in its series:

@@ -74,10 +74,20 @@ follow_report(struct daemon *d, struct follower *f, const char *error)
 		log_warn("source: %s: cannot record its state", f->cs->name);
 }
 
+/* What the source's mail proves comes by this source's road: its relay,
+ * if it names one, and signatures checked as the mail arrives. */
+void
+follow_road(struct daemon *d, const struct follower *f)
+{
+	struct trust_road r = { f->cs->authserv_id, true };
+
+	ingest_set_road(d->in, &r);
+}
+
 static void
 import_opts_of(struct daemon *d, struct follower *f, struct import_opts *o)
 {
-	(void)d;
+	follow_road(d, f);
 	memset(o, 0, sizeof(*o));
 	o->project = f->cs->project;
 	o->stop = &daemon_stop;

@@ -30,6 +30,8 @@ const char *follow_kind(const struct conf_source *cs);
 /* The outcome of a poll (error NULL: it went well): logged when it
  * changed, and recorded for `status`. */
 void follow_report(struct daemon *d, struct follower *f, const char *error);
+/* The mail that follows comes by f's road (its relay, if it names one). */
+void follow_road(struct daemon *d, const struct follower *f);
 
 bool follow_imap_due(struct follower *f, double now);
 enum err follow_imap_poll(

@@ -90,6 +90,7 @@ store_one(void *arg, uint32_t uid, const char *raw, size_t n, bool truncated)
 		c->in_tx = true;
 	}
 	arena_reset(c->a);
+	follow_road(c->d, c->f);
 	ingest_mail_opts(c->d->in, &o);
 	o.truncated = truncated;
 	mail_parse(c->a, raw, n, &o, &m);

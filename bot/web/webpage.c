@@ -10,6 +10,7 @@
 
 #include "bot/git/gitdiff.h"
 #include "bot/web/webpriv.h"
+#include "bot/workflow/show.h"
 #include "parsers/mail.h"
 #include "storage/store_msg.h"
 #include "storage/store_read.h"
@@ -374,7 +375,8 @@ trailers_data(struct template_data *pd, const struct view_patch *p)
 		const struct view_trailer *t = &p->trailers[i];
 		struct template_data *td;
 
-		if (t->own && strcmp(t->name, "Signed-off-by") == 0)
+		if ((t->own && strcmp(t->name, "Signed-off-by") == 0) ||
+		    !show_trailer_shown(p, i))
 			continue;
 		template_data_set(pd, "has_trailers", "1");
 		td = template_data_add(pd, "trailers");
@@ -382,6 +384,11 @@ trailers_data(struct template_data *pd, const struct view_patch *p)
 		template_data_set(td, "value", t->value);
 		if (t->verified)
 			template_data_set(td, "verified", "1");
+		/* How the mail that gave it authenticated, or why not. */
+		template_data_set(td, "auth",
+		    t->auth            ? t->auth
+		        : t->auth_note ? t->auth_note
+		                       : "not checked");
 	}
 }
 
@@ -426,6 +433,11 @@ series_data(struct web *w, struct store *st, struct arena *a,
 			template_data_setf(pd, "author", "%s <%s>",
 			    p->author_name, p->author_email);
 		template_data_set(pd, "slug", p->slug);
+		template_data_set(pd, "auth", p->auth);
+		template_data_set(
+		    pd, "auth_note", p->auth ? NULL : p->auth_note);
+		if (p->msgid_reused)
+			template_data_set(pd, "reused", "1");
 		template_data_set(pd, "patch_id", p->patch_id);
 		if (p->patch_id)
 			template_data_setn(pd, "patch_id_short", p->patch_id,

@@ -47,6 +47,10 @@ struct ingest {
 	int64_t now;
 	struct workflow *wf; /* made when the first command arrives */
 	struct notify *nt; /* made when the first mail is to go */
+	struct trust *trust;
+	struct trust_road road;
+	/* How the mail being ingested authenticated (trust_judge). */
+	const char *auth, *auth_note;
 };
 
 static enum err settle(struct ingest *in, int64_t msg_id);
@@ -59,7 +63,14 @@ ingest_new(struct store *st, const struct config *conf)
 	in->st = st;
 	in->conf = conf;
 	in->a = arena_new();
+	in->trust = trust_new(conf);
 	return in;
+}
+
+void
+ingest_set_road(struct ingest *in, const struct trust_road *road)
+{
+	in->road = *road;
 }
 
 void
@@ -69,6 +80,7 @@ ingest_free(struct ingest *in)
 		return;
 	workflow_free(in->wf);
 	notify_free(in->nt);
+	trust_free(in->trust);
 	arena_free(in->a);
 	free(in);
 }
@@ -196,9 +208,8 @@ trailer_is_collected(const struct trailer *t)
 
 static enum err
 collect_trailers(struct ingest *in, const struct mail *m, int64_t msg_id,
-    const struct store_msg *target)
+    const struct store_msg *target, const char *auth)
 {
-	bool authenticated = false, judged = false;
 	size_t i;
 	enum err e;
 
@@ -219,13 +230,8 @@ collect_trailers(struct ingest *in, const struct mail *m, int64_t msg_id,
 		 * patches) only when verified: the person named sent it,
 		 * from an address of theirs, in a mail that authenticates.
 		 * A display name proves nothing: anyone can write one. */
-		if (!judged) {
-			authenticated =
-			    trust_unauthenticated(in->a, in->conf, m) == NULL;
-			judged = true;
-		}
-		r.verified =
-		    trust_trailer_verified(in->conf, m, t, authenticated);
+		r.verified = trust_trailer_verified(
+		    in->conf, m->from.email, t, auth != NULL);
 		if ((e = store_patch_trailer_add(in->st, &r)) != ERR_OK)
 			return e;
 	}
@@ -330,7 +336,8 @@ touch_series(struct ingest *in, int64_t series_id, const struct mail *m)
  */
 static enum err
 place_reply_at(struct ingest *in, const struct mail *m, int64_t msg_id,
-    const struct store_msg *t, long at, const struct store_msg *was)
+    const struct store_msg *t, long at, const struct store_msg *was,
+    const char *auth)
 {
 	enum err e;
 
@@ -349,7 +356,7 @@ place_reply_at(struct ingest *in, const struct mail *m, int64_t msg_id,
 	    (e = store_msg_attach(in->st, msg_id, t->series_id, t->patch_id)))
 		return e;
 	if (m->kind == MAIL_REPLY &&
-	    (e = collect_trailers(in, m, msg_id, t)) != ERR_OK)
+	    (e = collect_trailers(in, m, msg_id, t, auth)) != ERR_OK)
 		return e;
 	return touch_series(in, t->series_id, m);
 }
@@ -382,7 +389,7 @@ place_again(struct ingest *in, int64_t msg_id, bool *moved)
 		goto out;
 	*moved =
 	    at >= 0 && (t.series_id != w.series_id || t.patch_id != w.patch_id);
-	e = place_reply_at(in, &m, msg_id, &t, at, &w);
+	e = place_reply_at(in, &m, msg_id, &t, at, &w, w.auth);
 out:
 	arena_free(a);
 	return e;
@@ -478,10 +485,6 @@ judge_successor(struct ingest *in, const struct store_patch *p,
     const char **sender)
 {
 	struct store_msg pm, om;
-	struct mail_opts opts;
-	struct mail m;
-	const char *raw, *reason;
-	size_t n;
 	enum err e;
 
 	*why = NULL;
@@ -497,15 +500,10 @@ judge_successor(struct ingest *in, const struct store_patch *p,
 		    o->author_email);
 		return ERR_OK;
 	}
-	if (!staged)
-		return ERR_OK;
-	if ((e = store_msg_raw(in->st, in->a, p->message_id, &raw, &n)))
-		return e;
-	ingest_mail_opts(in, &opts);
-	mail_parse(in->a, raw, n, &opts, &m);
-	if ((reason = trust_unauthenticated(in->a, in->conf, &m)) != NULL)
-		*why = arena_printf(
-		    in->a, "its mail does not authenticate (%s)", reason);
+	if (staged && pm.auth == NULL)
+		*why =
+		    arena_printf(in->a, "its mail does not authenticate (%s)",
+		        pm.auth_note ? pm.auth_note : "not checked");
 	return ERR_OK;
 }
 
@@ -933,6 +931,25 @@ patch_row(struct ingest *in, const struct mail *m, int64_t project,
 	return e;
 }
 
+/* A trailer that says someone looked at the patch and vouches for it. */
+static bool
+is_review(const struct trailer *t)
+{
+	static const char *const names[] = { "Reviewed-by", "Acked-by",
+		"Tested-by", "Nacked-by" };
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (ascii_stricmp(t->name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The patch's own trailers, lines of its commit message.  A review in
+ * it that names someone other than the author is the author's claim, not
+ * a review (issue 42): unverified, until that person sends it (a reply).
+ */
 static enum err
 own_trailers(
     struct ingest *in, const struct mail *m, int64_t msg_id, int64_t patch_id)
@@ -941,20 +958,31 @@ own_trailers(
 	enum err e;
 
 	for (i = 0; i < m->ntrailers; i++) {
+		const struct trailer *t = &m->trailers[i];
 		struct store_trailer r;
 
 		memset(&r, 0, sizeof(r));
 		r.patch_id = patch_id;
 		r.message_id = msg_id;
-		r.name = m->trailers[i].name;
-		r.value = m->trailers[i].value;
-		r.email = m->trailers[i].person.email;
-		r.verified = true;
+		r.name = t->name;
+		r.value = t->value;
+		r.email = t->person.email;
+		r.verified = !is_review(t) || t->person.email == NULL ||
+		    trust_same_person(
+		        in->conf, t->person.email, m->patch->author.email);
 		r.own = true;
 		if ((e = store_patch_trailer_add(in->st, &r)) != ERR_OK)
 			return e;
 	}
 	return ERR_OK;
+}
+
+/* The mail's patch and o have the same patch-id. */
+static bool
+same_diff(const struct mail *m, const struct store_patch *o)
+{
+	return o->patch_id && m->patch->patch_id[0] &&
+	    strcmp(o->patch_id, m->patch->patch_id) == 0;
 }
 
 /*
@@ -970,10 +998,7 @@ same_patch(struct ingest *in, const struct mail *m, const struct store_patch *o)
 	    ? m->patch->subject
 	    : m->subj.title;
 
-	if (m->subj.resend)
-		return true;
-	if (o->patch_id && m->patch->patch_id[0] &&
-	    strcmp(o->patch_id, m->patch->patch_id) == 0)
+	if (m->subj.resend || same_diff(m, o))
 		return true;
 	return strcmp(subject_norm(in->a, title), o->norm_title) == 0;
 }
@@ -1122,7 +1147,12 @@ patch_series(struct ingest *in, const struct mail *m, int64_t project,
 	if (e != ERR_OK ||
 	    (e = store_patch_get(in->st, in->a, id, old)) != ERR_OK)
 		return e;
-	if (!same_patch(in, m, old)) {
+	/* Not the same patch; or other code under the author's From in a
+	 * mail that does not prove it is theirs: kept aside, a patch of its
+	 * own, so that `stage series` takes the author's code (issue 42).
+	 * A copy with the same diff may take the place: nothing changes. */
+	if (!same_patch(in, m, old) ||
+	    (in->auth == NULL && !same_diff(m, old))) {
 		*series = 0;
 		old->id = 0;
 	}
@@ -1345,23 +1375,54 @@ store_new(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	r.from_name = m->from.name;
 	r.from_email = m->from.email;
 	r.subject = m->subject;
+	if (!(flags & MAIL_F_DUPID)) {
+		r.auth = in->auth;
+		r.auth_note = in->auth_note;
+	}
 	return store_msg_add(
 	    in->st, &r, m->nrefs ? m->refs[m->nrefs - 1] : NULL, raw, n, id);
 }
 
+/* The Message-ID among refs[from..] that two stored mails share, or
+ * NULL: a command answering it could mean either (DESIGN.md §4). */
+static enum err
+reused_ref(
+    struct ingest *in, const struct mail *m, size_t from, const char **reused)
+{
+	size_t i, n;
+	int64_t *ids;
+	enum err e = ERR_OK;
+
+	*reused = NULL;
+	for (i = from; i < m->nrefs && *reused == NULL && e == ERR_OK; i++) {
+		ids = NULL;
+		if ((e = store_msg_copies(in->st, m->refs[i], &ids, &n)) ==
+		        ERR_OK &&
+		    n > 1)
+			*reused = m->refs[i];
+		free(ids);
+	}
+	return e;
+}
+
 /* A reply's commands, if any, run once, when it arrives (t: where it was
- * placed, NULL when nowhere): a command mail that answers nothing tracked
- * is told so. */
+ * placed, at: by which of its refs; NULL and -1 when nowhere): a command
+ * mail that answers nothing tracked is told so. */
 static enum err
 run_commands(struct ingest *in, const struct mail *m, int64_t msg_id,
-    const struct store_msg *t)
+    const struct store_msg *t, long at)
 {
+	const char *reused;
+	enum err e;
+
 	if (m->ncommands == 0 || in->conf == NULL)
 		return ERR_OK;
+	if ((e = reused_ref(in, m, at < 0 ? 0 : (size_t)at, &reused)))
+		return e;
 	if (in->wf == NULL)
 		in->wf = workflow_new(in->st, in->conf);
-	return workflow_mail(
-	    in->wf, m, msg_id, t ? t->series_id : 0, t ? t->patch_id : 0);
+	return workflow_mail(in->wf, m, in->auth, in->auth_note, reused, msg_id,
+	    t ? t->series_id : 0, t ? t->patch_id : 0);
 }
 
 static enum err
@@ -1398,16 +1459,34 @@ store_and_place(struct ingest *in, const char *raw, size_t n,
 	if (e != ERR_OK)
 		return e;
 	if (reply && m->nrefs)
-		e = place_reply_at(in, m, id, &t, at, NULL);
+		e = place_reply_at(in, m, id, &t, at, NULL, in->auth);
 	else if (!reply)
 		e = place(in, m, project, id);
 	if (e == ERR_OK && m->kind == MAIL_REPLY)
-		e = run_commands(in, m, id, at >= 0 ? &t : NULL);
+		e = run_commands(in, m, id, at >= 0 ? &t : NULL, at);
 	/* What waited for a mail that has no place itself keeps waiting:
 	 * its rows name this Message-ID either way. */
 	if (e == ERR_OK && (!reply || at >= 0))
 		e = settle(in, id);
 	return e;
+}
+
+/*
+ * How the new mail authenticates, when it could matter (DESIGN.md §5):
+ * a reply that may command or give a trailer, a patch that may take
+ * another's place.  The rest is not looked at: a signature check may
+ * cost a DNS lookup.
+ */
+static void
+judge(struct ingest *in, const char *raw, size_t n, const struct mail *m)
+{
+	in->auth = in->auth_note = NULL;
+	if (m->flags & MAIL_F_OVERLIMIT)
+		return;
+	if (m->kind == MAIL_PATCH ||
+	    (m->kind == MAIL_REPLY && (m->ncommands || m->ntrailers)))
+		trust_judge(in->trust, in->a, &in->road, m, raw, n, &in->auth,
+		    &in->auth_note);
 }
 
 enum err
@@ -1421,6 +1500,7 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	in->now = time_now();
 	in->stats.seen++;
 	arena_reset(in->a);
+	in->auth = in->auth_note = NULL;
 	e = store_msg_find(in->st, in->a, m->msgid, &old);
 	if (e == ERR_OK && memcmp(old.hash, m->hash, sizeof(old.hash)) == 0) {
 		in->stats.duplicates++;
@@ -1444,6 +1524,7 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	*res = INGEST_STORED;
 	in->stats.stored++;
 	count_kind(in, m);
+	judge(in, raw, n, m);
 	if (m->flags & (MAIL_F_OVERLIMIT | MAIL_F_BROKEN | MAIL_F_CHARSET)) {
 		char q[128];
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bot/workflow/trust.h"
 #include "parsers/config.h"
 #include "parsers/mail.h"
 #include "storage/store.h"
@@ -38,6 +39,12 @@ struct ingest;
 struct ingest *ingest_new(struct store *st, const struct config *conf);
 void ingest_free(struct ingest *in);
 const struct ingest_stats *ingest_stats(const struct ingest *in);
+/*
+ * The road the following mails come by (DESIGN.md §5): which relay's
+ * header is believed, and whether signatures are checked.  The default
+ * believes nothing and checks nothing, as an import.
+ */
+void ingest_set_road(struct ingest *in, const struct trust_road *road);
 /* Options for mail_parse() that follow from the config. */
 void ingest_mail_opts(const struct ingest *in, struct mail_opts *o);
 

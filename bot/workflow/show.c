@@ -67,6 +67,50 @@ json_time(struct json *j, const char *key, int64_t t)
 		json_null(j);
 }
 
+/* The person a trailer names, for telling copies apart: its address,
+ * else its whole value (Fixes:, Link:). */
+static const char *
+trailer_who(const struct view_trailer *t)
+{
+	return t->email && *t->email ? t->email : t->value;
+}
+
+static bool
+same_trailer(const struct view_trailer *x, const struct view_trailer *y)
+{
+	return ascii_stricmp(x->name, y->name) == 0 &&
+	    ascii_stricmp(trailer_who(x), trailer_who(y)) == 0;
+}
+
+bool
+show_trailer_shown(const struct view_patch *p, size_t i)
+{
+	const struct view_trailer *t = &p->trailers[i];
+	size_t k;
+
+	for (k = 0; k < p->ntrailers; k++) {
+		const struct view_trailer *o = &p->trailers[k];
+
+		if (k == i || !same_trailer(t, o))
+			continue;
+		/* The verified copy stands for all; else the first. */
+		if (o->verified && !t->verified)
+			return false;
+		if (o->verified == t->verified && k < i)
+			return false;
+	}
+	return true;
+}
+
+static void
+json_auth(struct json *j, const char *auth, const char *note)
+{
+	json_key(j, "authenticated");
+	json_str(j, auth);
+	json_key(j, "auth_note");
+	json_str(j, auth ? NULL : note);
+}
+
 void
 show_json_patch(struct json *j, const struct view_patch *p)
 {
@@ -94,11 +138,16 @@ show_json_patch(struct json *j, const struct view_patch *p)
 	json_bool(j, p->conflict);
 	json_key(j, "patch_id");
 	json_str(j, p->patch_id);
+	json_key(j, "message_id_reused");
+	json_bool(j, p->msgid_reused);
+	json_auth(j, p->auth, p->auth_note);
 	json_key(j, "trailers");
 	json_arr_begin(j);
 	for (i = 0; i < p->ntrailers; i++) {
 		const struct view_trailer *t = &p->trailers[i];
 
+		if (!show_trailer_shown(p, i))
+			continue;
 		json_obj_begin(j);
 		json_key(j, "name");
 		json_str(j, t->name);
@@ -108,6 +157,7 @@ show_json_patch(struct json *j, const struct view_patch *p)
 		json_str(j, t->message_id);
 		json_key(j, "verified");
 		json_bool(j, t->verified);
+		json_auth(j, t->auth, t->auth_note);
 		json_obj_end(j);
 	}
 	json_arr_end(j);
@@ -415,10 +465,13 @@ text_patch(const struct view_patch *p)
 	    q);
 	printf("        %s  patch-id %s\n", p->slug,
 	    p->patch_id ? p->patch_id : "-");
+	if (p->msgid_reused)
+		printf("        its Message-ID is reused by another mail: "
+		       "commands answering it are refused\n");
 	for (i = 0; i < p->ntrailers; i++) {
 		const struct view_trailer *t = &p->trailers[i];
 
-		if (t->own)
+		if (t->own || !show_trailer_shown(p, i))
 			continue;
 		log_quote(q, sizeof(q), t->value, strlen(t->value));
 		printf("        %s: %s%s\n", t->name, q,

@@ -25,6 +25,12 @@ void show_json_contrib_fields(
 /* What a list summary adds: posted, last_activity, acks, reviews, tests,
  * test_state. */
 void show_json_summary_fields(struct json *j, const struct store_summary *s);
+/*
+ * Whether trailer i of p is the one shown for its name and person (one
+ * object per name and person on a patch, DESIGN.md §12): the verified
+ * copy when one is, else the first.
+ */
+bool show_trailer_shown(const struct view_patch *p, size_t i);
 /* A patch object of DESIGN.md §12. */
 void show_json_patch(struct json *j, const struct view_patch *p);
 /* The check objects of DESIGN.md §12, those of one patch or (patch 0)

@@ -1,39 +1,61 @@
 /*
- * Who a mail speaks for (issue 16): the one place that decides whether a
- * mail authenticates as DESIGN.md §5 asks, whether two addresses are one
- * person, and so whether a trailer is verified or a newer version may
- * take a staged patch's place.
+ * Who a mail speaks for (DESIGN.md §5): the one place that decides how a
+ * mail authenticates — a DKIM signature or a developer signature that
+ * patchyard verifies itself, or the header of a relay the road it came
+ * by names — whether two addresses are one person, and so whether a
+ * trailer is verified.  The verdict is taken once, as a mail arrives,
+ * and stored with it (message.auth): later decisions read it there.
  */
 #ifndef BOT_TRUST_H
 #define BOT_TRUST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "parsers/config.h"
 #include "parsers/mail.h"
 #include "parsers/trailer.h"
 #include "util/arena.h"
 
+/* The road a mail came by. */
+struct trust_road {
+	/* The relay whose topmost Authentication-Results is believed:
+	 * auth.authserv-id for `ingest` (our MTA), a source's authserv-id;
+	 * NULL: no header is believed (import, an archive naming none). */
+	const char *authserv_id;
+	/* false for `import`: no key is looked up and no signature checked,
+	 * so that bulk imports keep their speed; its mail stays
+	 * unauthenticated. */
+	bool verify;
+};
+
+struct trust;
+
+struct trust *trust_new(const struct config *conf);
+void trust_free(struct trust *t);
+
 /*
- * NULL when m authenticates as auth.require asks: always with "none";
- * with "dkim" (the default, also for a NULL conf) only an aligned
- * dkim=pass in our MTA's topmost Authentication-Results.  Else a short
- * reason, for logs and transcripts.
+ * How mail m (raw[0..n)) authenticates: *proof is "dkim d=<domain>",
+ * "patatt i=<address>", "relay <authserv-id>" or "none required"
+ * (auth.require = none), in the arena; NULL when it does not, with
+ * *note saying why.  A mail with two From, Sender, Date or Subject
+ * headers never authenticates.
  */
-const char *trust_unauthenticated(
-    struct arena *a, const struct config *conf, const struct mail *m);
+void trust_judge(struct trust *t, struct arena *a,
+    const struct trust_road *road, const struct mail *m, const char *raw,
+    size_t n, const char **proof, const char **note);
 
 /* Two addresses of one person: the same ignoring case, or joined by the
  * config's [mailmap] alias lines. */
 bool trust_same_person(const struct config *conf, const char *x, const char *y);
 
 /*
- * Whether a trailer a reply m gave is verified: its person sent it (the
- * trailer's address and m's From are one person) and m authenticates.  A
- * trailer naming no person (Fixes:) needs the authentication alone.
- * authenticated: trust_unauthenticated(m) was NULL.
+ * Whether a trailer a mail from from_email gave is verified: its person
+ * sent it (the trailer's address and the sender are one person) and the
+ * mail authenticated.  A trailer naming no person (Fixes:) needs the
+ * authentication alone.
  */
-bool trust_trailer_verified(const struct config *conf, const struct mail *m,
+bool trust_trailer_verified(const struct config *conf, const char *from_email,
     const struct trailer *t, bool authenticated);
 
 #endif

@@ -51,6 +51,9 @@ struct target {
 	struct store_patch *p;
 	size_t n;
 	bool whole; /* the whole series */
+	/* The extra patches ("3/2") a whole series leaves out: they join
+	 * the series for people to see, and are staged one by one. */
+	const char *extras;
 };
 
 struct workflow *
@@ -99,9 +102,20 @@ load_target(struct workflow *w, int64_t series, int64_t patch, bool whole,
 		n = 1;
 	}
 	t->p = arena_zalloc(w->a, (n ? n : 1) * sizeof(*t->p));
-	for (i = 0; i < n && e == ERR_OK; i++)
-		e = store_patch_get(w->st, w->a, ids[i], &t->p[i]);
-	t->n = n;
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		struct store_patch *p = &t->p[t->n];
+
+		if ((e = store_patch_get(w->st, w->a, ids[i], p)) != ERR_OK)
+			break;
+		if (t->whole && t->s.expected > 0 &&
+		    p->number > t->s.expected) {
+			t->extras = arena_printf(w->a, "%s%s%s (%d/%d)",
+			    t->extras ? t->extras : "", t->extras ? ", " : "",
+			    p->slug, p->number, t->s.expected);
+			continue;
+		}
+		t->n++;
+	}
 	free(ids);
 	return e;
 }
@@ -448,14 +462,16 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 			e = workflow_replace_staged(
 			    w, p, &q, who->label, who->msg_id);
 			if (e == ERR_OK)
-				buf_addf(
-				    &rep, "%s%s", rep.n ? ", " : "", p->slug);
+				buf_addf(&rep, "%s%s (patch-id %.12s)",
+				    rep.n ? ", " : "", p->slug,
+				    p->patch_id ? p->patch_id : "none");
 			continue;
 		}
 		if ((e = queue_end(w, t, p, "unstable")) == ERR_OK)
 			e = changed(w, t, p, "staged", who, NULL, NULL);
 		if (e == ERR_OK)
-			buf_addf(msg, "%s%s", n++ ? ", " : "", p->slug);
+			buf_addf(msg, "%s%s (patch-id %.12s)", n++ ? ", " : "",
+			    p->slug, p->patch_id ? p->patch_id : "none");
 	}
 	if (e == ERR_OK && n)
 		buf_adds(msg,
@@ -467,6 +483,11 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 		    n ? "; " : "", buf_cstr(&rep));
 	if (e == ERR_OK && n == 0 && rep.n == 0)
 		buf_adds(msg, "already staged: nothing to do");
+	if (e == ERR_OK && t->extras)
+		buf_addf(msg,
+		    "; not staged, beyond the series' count: %s (answer "
+		    "each to stage it)",
+		    t->extras);
 	buf_free(&rep);
 	return e;
 }
@@ -908,8 +929,42 @@ refuse_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 	return store_event_add(w->st, &e, NULL);
 }
 
+/*
+ * Why a command answering a reused Message-ID is refused: the mails that
+ * share it, so that the maintainer sees which is which.
+ */
+static enum err
+reused_why(struct workflow *w, const char *msgid, struct buf *msg)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	enum err e = store_msg_copies(w->st, msgid, &ids, &n);
+
+	buf_addf(msg,
+	    "<%s> names %zu different mails, so this could mean either:", msgid,
+	    n);
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		struct store_msg r;
+		char when[32];
+
+		if ((e = store_msg_get(w->st, w->a, ids[i], &r)) != ERR_OK)
+			break;
+		if (time_fmt_iso(when, sizeof(when), r.date) != ERR_OK)
+			snprintf(when, sizeof(when), "no date");
+		buf_addf(msg, "%s %zu. from %s, %s, \"%s\"", i ? ";" : "",
+		    i + 1, r.from_email, when, r.subject);
+	}
+	buf_adds(msg,
+	    ". Nothing was done: answer another mail of the "
+	    "thread, or give the command at a terminal "
+	    "(patchyard stage REF) with the patch's id");
+	free(ids);
+	return e;
+}
+
 enum err
-workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
+workflow_mail(struct workflow *w, const struct mail *m, const char *auth,
+    const char *auth_note, const char *reused, int64_t msg_id,
     int64_t series_id, int64_t patch_id)
 {
 	struct notify_line *lines;
@@ -923,8 +978,11 @@ workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 		return ERR_OK;
 	arena_reset(w->a);
 	w->now = time_now();
-	if ((why = trust_unauthenticated(w->a, w->conf, m)) != NULL)
+	if (auth == NULL) {
+		why = arena_printf(w->a, "not authenticated: %s",
+		    auth_note ? auth_note : "not checked");
 		return refuse_mail(w, m, msg_id, series_id, why);
+	}
 	who.email = m->from.email;
 	who.label =
 	    *m->from.name ? arena_strdup(w->a, m->from.name) : m->from.email;
@@ -936,7 +994,10 @@ workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 		struct buf msg = BUF_INIT;
 		struct target t;
 
-		if (c->verb == CMD_FORWARD && !series_id) {
+		if (reused && c->verb != CMD_HELP) {
+			if ((e = reused_why(w, reused, &msg)) == ERR_OK)
+				e = ERR_PERM;
+		} else if (c->verb == CMD_FORWARD && !series_id) {
 			e = do_forward(w, mail_project(w, msg_id), &who, &msg);
 		} else if (pull) {
 			e = run_pull(w, c, pull, &who, &msg);

@@ -26,12 +26,16 @@ void workflow_free(struct workflow *w);
 /*
  * The commands of a mail already stored as msg_id and placed in its
  * thread (series_id, patch_id: what it answers; 0 when unknown), inside
- * the caller's transaction.  Mail that is automated, from the bot, or
- * not authenticated (auth.require = dkim) changes nothing and gets no
- * answer; the refusal is logged and recorded as an event.  Otherwise
+ * the caller's transaction.  auth: how the mail authenticated
+ * (trust_judge), NULL when it did not (auth_note: why).  reused: a
+ * Message-ID it answers that two stored mails share, or NULL: then every
+ * command is refused, the transcript naming both.  Mail that is
+ * automated, from the bot, or not authenticated changes nothing and gets
+ * no answer; the refusal is logged and recorded as an event.  Otherwise
  * every command runs (each all or nothing) and one transcript answers.
  */
-enum err workflow_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
+enum err workflow_mail(struct workflow *w, const struct mail *m,
+    const char *auth, const char *auth_note, const char *reused, int64_t msg_id,
     int64_t series_id, int64_t patch_id);
 
 /*

@@ -42,7 +42,7 @@ conf gz
 
 want="3509 mails: 3486 stored, 23 second deliveries, 0 reusing a Message-ID;\
  883 patches, 62 cover letters, 1690 replies, 851 other, 0 over a limit;\
- 537 series, 80 linked to an older version"
+ 539 series, 81 linked to an older version"
 got=$(summary "$T/plain.log")
 if [ "$got" = "$want" ]; then ok "import summary: $got"; else bad "import summary: $got"; fi
 got=$(summary "$T/gz.log")
@@ -76,12 +76,18 @@ lst = json.load(open(T + '/plain.json'))
 series = [s for c in lst for s in c['series']]
 patches = [p for s in series for p in s['patches']]
 versions = sorted({s['version'] for s in series})
-check('457 contributions', len(lst) == 457, len(lst))
-check('537 series', len(series) == 537, len(series))
+# An import checks no signature, so a patch sent again in its series with
+# other code is kept aside, a series of its own (issue 42: a copy under
+# the author's From that does not authenticate never replaces the code):
+# lsblk's "improve error reporting" of 2026-02-15, sent again three days
+# after the first in its thread, is one (2 series, 1 contribution more
+# than before that rule).
+check('458 contributions', len(lst) == 458, len(lst))
+check('539 series', len(series) == 539, len(series))
 # Older copies of a patch sent again stay listed, superseded (5 of them).
 check('883 patches in series', len(patches) == 883, len(patches))
-check('80 series linked to an older version',
-      sum(len(c['series']) - 1 for c in lst) == 80, sum(len(c['series']) - 1 for c in lst))
+check('81 series linked to an older version',
+      sum(len(c['series']) - 1 for c in lst) == 81, sum(len(c['series']) - 1 for c in lst))
 check('all states new', {c['state'] for c in lst} == {'new'}, {c['state'] for c in lst})
 # Every patch has one: the 12 quilt or plain diffs, for which git patch-id
 # prints nothing, have the id of the same change in git form.
@@ -93,8 +99,8 @@ def current(ps):
     return [p for i, p in enumerate(ps) if not (p['state'] == 'superseded' and
             i + 1 < len(ps) and ps[i + 1]['number'] == p['number'])]
 newest = [p for c in lst for p in current(c['patches'])]
-check('731 current patches, slugs unique', len(newest) == 731 and
-      len({p['slug'] for p in newest}) == 731, (len(newest), len({p['slug'] for p in newest})))
+check('732 current patches, slugs unique', len(newest) == 732 and
+      len({p['slug'] for p in newest}) == 732, (len(newest), len({p['slug'] for p in newest})))
 
 def series_of(c, v):
     return [s for s in c.get('series', []) if s['version'] == v]

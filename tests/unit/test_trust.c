@@ -1,0 +1,210 @@
+/*
+ * bot/workflow/trust.c: how a mail authenticates (DESIGN.md §5) by the
+ * road it came, without the network: relays, doubled headers, imports,
+ * auth.require = none, and who a trailer is verified for.  The DKIM and
+ * patatt verifiers have tests of their own (test_dkim, test_patatt).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bot/workflow/trust.h"
+
+static const char conf_dkim[] =
+    "[core]\n\tdatabase = x.db\n"
+    "[project \"demo\"]\n\tlist = demo@lists.example.org\n"
+    "[mailmap]\n\talias = Mia <mia@maint.example.org> "
+    "<mia@home.example>\n";
+static const char conf_none[] =
+    "[core]\n\tdatabase = x.db\n"
+    "[project \"demo\"]\n\tlist = demo@lists.example.org\n"
+    "[auth]\n\trequire = none\n";
+
+struct fx {
+	struct arena *a;
+	struct config conf;
+	struct trust *t;
+};
+
+static void
+fx_open(struct fx *f, const char *text, size_t n)
+{
+	struct config_error *errs = NULL;
+	size_t nerrs = 0;
+
+	f->a = arena_new();
+	assert_int_equal(
+	    config_parse(f->a, "t.conf", text, n, &f->conf, &errs, &nerrs),
+	    ERR_OK);
+	f->t = trust_new(&f->conf);
+}
+
+static void
+fx_close(struct fx *f)
+{
+	trust_free(f->t);
+	arena_free(f->a);
+}
+
+/* How raw authenticates by road r: the proof, or "-" and the note. */
+static const char *
+judge(struct fx *f, const char *raw, const char *relay, bool verify,
+    const char **note)
+{
+	struct trust_road r = { relay, verify };
+	struct mail_opts o;
+	struct mail m;
+	const char *proof;
+
+	memset(&o, 0, sizeof(o));
+	o.command_prefix = "#yard";
+	mail_parse(f->a, raw, strlen(raw), &o, &m);
+	trust_judge(f->t, f->a, &r, &m, raw, strlen(raw), &proof, note);
+	return proof ? proof : "-";
+}
+
+#define HEAD                                                                   \
+	"From: Mia Maint <mia@maint.example.org>\n"                            \
+	"To: demo@lists.example.org\n"                                         \
+	"Subject: Re: [PATCH] x\n"                                             \
+	"Message-ID: <r1@maint.example.org>\n"                                 \
+	"In-Reply-To: <p1@example.org>\n"                                      \
+	"Date: Mon, 7 Dec 2026 10:00:00 +0000\n"
+#define BODY "\n#yard stage\n"
+#define AR(id, res, d)                                                         \
+	"Authentication-Results: " id "; dkim=" res " header.d=" d "\n"
+
+static void
+test_relay(void **state)
+{
+	struct fx f;
+	const char *note;
+
+	(void)state;
+	fx_open(&f, conf_dkim, sizeof(conf_dkim) - 1);
+	assert_string_equal(
+	    judge(&f,
+	        AR("lists.example.org", "pass", "maint.example.org") HEAD BODY,
+	        "lists.example.org", true, &note),
+	    "relay lists.example.org");
+	/* A parent of the From domain speaks for it. */
+	assert_string_equal(
+	    judge(&f, AR("lists.example.org", "pass", "example.org") HEAD BODY,
+	        "lists.example.org", true, &note),
+	    "relay lists.example.org");
+	/* The same header on another road: not believed. */
+	assert_string_equal(
+	    judge(&f,
+	        AR("lists.example.org", "pass", "maint.example.org") HEAD BODY,
+	        "mx.yard.example", true, &note),
+	    "-");
+	assert_non_null(strstr(note, "not the relay's"));
+	/* A sibling of the From domain: not believed. */
+	assert_string_equal(
+	    judge(&f,
+	        AR("lists.example.org", "pass", "lists.example.org") HEAD BODY,
+	        "lists.example.org", true, &note),
+	    "-");
+	/* A pass below the relay's own topmost fail: not believed. */
+	assert_string_equal(
+	    judge(&f,
+	        AR("lists.example.org", "fail", "maint.example.org") AR(
+	            "lists.example.org", "pass", "maint.example.org") HEAD BODY,
+	        "lists.example.org", true, &note),
+	    "-");
+	fx_close(&f);
+}
+
+static void
+test_doubled_headers(void **state)
+{
+	static const char *const twice[] = {
+		"From: Eve <eve@maint.example.org>\n",
+		"Sender: Eve <eve@maint.example.org>\n",
+		"Date: Tue, 8 Dec 2026 10:00:00 +0000\n", "Subject: other\n"
+	};
+	struct fx f;
+	const char *note;
+	size_t i;
+
+	(void)state;
+	fx_open(&f, conf_dkim, sizeof(conf_dkim) - 1);
+	for (i = 0; i < sizeof(twice) / sizeof(twice[0]); i++) {
+		char *raw = arena_printf(f.a, "%s%s%s%s",
+		    AR("mx", "pass", "maint.example.org"), HEAD,
+		    i == 1 ? "Sender: Mia <mia@maint.example.org>\n" : "",
+		    twice[i]);
+
+		raw = arena_printf(f.a, "%s%s", raw, BODY);
+		assert_string_equal(judge(&f, raw, "mx", true, &note), "-");
+		assert_non_null(strstr(note, "two "));
+	}
+	fx_close(&f);
+}
+
+static void
+test_import_and_none(void **state)
+{
+	struct fx f;
+	const char *note;
+
+	(void)state;
+	fx_open(&f, conf_dkim, sizeof(conf_dkim) - 1);
+	/* An import believes no header and checks no signature. */
+	assert_string_equal(
+	    judge(&f, AR("mx", "pass", "maint.example.org") HEAD BODY, NULL,
+	        false, &note),
+	    "-");
+	assert_non_null(strstr(note, "imported"));
+	/* A road without relay nor signature. */
+	assert_string_equal(judge(&f, HEAD BODY, NULL, true, &note), "-");
+	assert_non_null(strstr(note, "no DKIM or developer signature"));
+	fx_close(&f);
+	fx_open(&f, conf_none, sizeof(conf_none) - 1);
+	assert_string_equal(
+	    judge(&f, HEAD BODY, NULL, false, &note), "none required");
+	fx_close(&f);
+}
+
+static void
+test_trailer_verified(void **state)
+{
+	struct fx f;
+	struct trailer t;
+
+	(void)state;
+	fx_open(&f, conf_dkim, sizeof(conf_dkim) - 1);
+	memset(&t, 0, sizeof(t));
+	t.name = "Reviewed-by";
+	t.person.email = "mia@maint.example.org";
+	assert_true(
+	    trust_trailer_verified(&f.conf, "MIA@maint.example.org", &t, true));
+	assert_true(
+	    trust_trailer_verified(&f.conf, "mia@home.example", &t, true));
+	assert_false(trust_trailer_verified(
+	    &f.conf, "mia@maint.example.org", &t, false));
+	assert_false(
+	    trust_trailer_verified(&f.conf, "eve@maint.example.org", &t, true));
+	t.person.email = NULL;
+	t.name = "Fixes";
+	assert_true(
+	    trust_trailer_verified(&f.conf, "eve@maint.example.org", &t, true));
+	fx_close(&f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_relay),
+		cmocka_unit_test(test_doubled_headers),
+		cmocka_unit_test(test_import_and_none),
+		cmocka_unit_test(test_trailer_verified),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
