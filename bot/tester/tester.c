@@ -312,6 +312,8 @@ start(struct tester *t, int64_t project, struct job *j)
 		failed_start(t, j, "the test could not be started");
 		goto out;
 	}
+	buf_addf(&j->head, "patchyard: processes: %s\n",
+	    spawn_hold_str(runner_hold(j->r)));
 	log_info("tester: run %lld: %s %.12s", (long long)j->run_id, r.purpose,
 	    r.commit);
 out:
@@ -368,6 +370,26 @@ summarize(
 	if (res->left)
 		buf_addf(b, "; %d process%s left running ended with it",
 		    res->left, res->left == 1 ? "" : "es");
+	/* A fork beyond the bound failed, most likely, and so did it. */
+	if (res->hold == SPAWN_NS_BOUND &&
+	    res->most >= t->conf->test_processes &&
+	    !(res->end == RUNNER_EXITED && res->code == 0))
+		buf_addf(b,
+		    "; it had test.processes (%d) at once: a fork "
+		    "beyond fails",
+		    t->conf->test_processes);
+}
+
+/* What the end of a log says besides the result (its tail is what a
+ * check shows): how little held the test, where that was little. */
+static void
+footnotes(
+    const struct tester *t, const struct runner_result *res, struct buf *log)
+{
+	(void)t;
+	if (res->hold == SPAWN_GROUP)
+		buf_addf(log, "patchyard: processes: %s\n",
+		    spawn_hold_str(res->hold));
 }
 
 static enum err
@@ -384,6 +406,7 @@ record(struct tester *t, struct job *j, const struct runner_result *res)
 	utf8_repair(&log, res->log, res->log_len);
 	if (log.n && log.p[log.n - 1] != '\n')
 		buf_addc(&log, '\n');
+	footnotes(t, res, &log);
 	buf_addf(&log, "patchyard: %s after %lld.%03lld s\n", buf_cstr(&sum),
 	    (long long)(res->duration_ms / 1000),
 	    (long long)(res->duration_ms % 1000));

@@ -6,7 +6,7 @@ SMTP sink: a good queue passes; one breaking patch in the middle of a
 confirming run, dropped as failures, the rest passes, and its author is
 mailed; a second `patchyard test` runs nothing; a hanging test ends at the
 timeout with nothing of it left in the process table, nor of a background
-process that ignores SIGTERM; 100 MB of output are capped; under bwrap a
+process that ignores SIGTERM, nor of one that left with setsid; 100 MB of output are capped; under bwrap a
 test can neither reach the network nor write outside its tree, and its
 log says why; a flaky failure blames nobody; retests by mail and from the
 terminal run again; a tester killed in the middle of a run loses nothing.
@@ -33,12 +33,15 @@ UTIL = 'int util(void) { return 0; }\n'
 CHECK = '''#!/bin/sh
 echo "$PATCHYARD_COMMIT $PATCHYARD_PATCH" >> %(runs)s
 if [ -e hang ]; then
-	cut -d' ' -f5 /proc/$$/stat > %(pgid)s
 	sleep 600 & sleep 600
 fi
 if [ -e bg ]; then
-	cut -d' ' -f5 /proc/$$/stat > %(pgid)s
 	sh -c 'trap "" TERM; sleep 600' &
+fi
+if [ -e detach ]; then
+	setsid sh -c 'sleep 600 & sleep 600' &
+	setsid -f sleep 600
+	sleep 0.5
 fi
 if [ -e flood ]; then
 	echo START; head -c 104857600 /dev/zero | tr '\\0' x; echo; echo END
@@ -57,17 +60,20 @@ make -s check
 '''
 
 
-def in_group(pgid):
-    """Processes (zombies too) of a process group, from /proc."""
+def left_of(commit):
+    """Processes (zombies too) of a test of commit, whatever group or
+    session they are in: every one has PATCHYARD_COMMIT in its
+    environment."""
+    mark = b'PATCHYARD_COMMIT=' + commit.encode()
     n = []
     for d in os.listdir('/proc'):
         if not d.isdigit():
             continue
         try:
-            st = open('/proc/%s/stat' % d).read()
+            env = open('/proc/%s/environ' % d, 'rb').read()
         except OSError:
             continue
-        if int(st[st.rindex(')') + 2:].split()[2]) == pgid:
+        if mark in env.split(b'\0'):
             n.append(d)
     return n
 
@@ -79,7 +85,6 @@ class Scene:
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         self.runs = os.path.join(self.dir, 'runs.log')
-        self.pgid = os.path.join(self.dir, 'pgid')
         self.outside = os.path.join(self.dir, 'outside')
         self.port = port or free_port()
         up = os.path.join(self.dir, 'up')
@@ -87,7 +92,7 @@ class Scene:
         self.repo.write('Makefile', MAKEFILE)
         self.repo.write('main.c', MAIN)
         self.repo.write('util.c', UTIL)
-        self.repo.write('check.sh', CHECK % {'runs': self.runs, 'pgid': self.pgid,
+        self.repo.write('check.sh', CHECK % {'runs': self.runs,
                                              'seen': os.path.join(self.dir, 'seen'),
                                              'port': self.port, 'outside': self.outside})
         for f, c in (files or {}).items():
@@ -252,9 +257,9 @@ def timeout_and_leftovers(tmp):
     fails = [k for k in ks if k['state'] == 'fail']
     check('timeout: the check fails with "timeout" in its summary',
           fails and 'timeout' in fails[-1]['summary'], ks)
-    pgid = int(open(s.pgid).read().split()[0]) if os.path.exists(s.pgid) else 0
-    check('timeout: nothing of the test is left in the process table', pgid > 1 and not in_group(pgid),
-          (pgid, in_group(pgid) if pgid > 1 else None))
+    commit = fails[-1]['commit'] if fails else ''
+    check('timeout: nothing of the test is left in the process table', commit and not left_of(commit),
+          (commit, left_of(commit) if commit else None))
     check('timeout: the patch stays (report)', s.y.states(msgid(mails[0]))[0][1] == 'staged', s.y.states(msgid(mails[0])))
     check('timeout: ended in time (2 s runs, not 600 s)', time.time() - t0 < 60, time.time() - t0)
 
@@ -263,12 +268,32 @@ def timeout_and_leftovers(tmp):
     s.y.run('rebuild')
     s.test()
     ks = s.checks(msgid(mails[0]))
-    pgid = int(open(s.pgid).read().split()[0]) if os.path.exists(s.pgid) else 0
+    commit = ks[-1]['commit'] if ks else ''
     check('background: the test passes', ks and ks[-1]['state'] == 'success', ks)
     check('background: the log says a process was left and ended',
           ks and 'left running ended' in (ks[-1]['log_tail'] or ''), ks[-1:])
-    check('background: nothing of it is left in the process table', pgid > 1 and not in_group(pgid),
-          (pgid, in_group(pgid) if pgid > 1 else None))
+    check('background: nothing of it is left in the process table', commit and not left_of(commit),
+          (commit, left_of(commit) if commit else None))
+
+    # The review's hole: processes that leave the test's session and
+    # group (setsid, a double fork) were neither counted nor ended.
+    s = Scene(tmp, 'detach', '\tmode = stack\n')
+    mails = s.post([('detach', lambda _: 'yes\n', 'test: leave with setsid')])
+    s.y.run('rebuild')
+    s.test()
+    ks = s.checks(msgid(mails[0]))
+    commit = ks[-1]['commit'] if ks else ''
+    lt = (ks[-1]['log_tail'] or '') if ks else ''
+    db = sqlite3.connect(os.path.join(s.dir, 'yard.db'))
+    logs = [r[0] for r in db.execute('SELECT log FROM test_run')]
+    db.close()
+    check('setsid: the test passes, its processes in a PID namespace of its own',
+          ks and ks[-1]['state'] == 'success' and logs and
+          'processes: in a PID namespace of its own' in logs[-1], (ks[-1:], logs[-1:]))
+    check('setsid: the log says the 3 detached processes were ended', re.search(r'[3-9] processes left running ended', lt),
+          lt[-400:])
+    check('setsid: nothing of it is left in the process table', commit and not left_of(commit),
+          (commit, left_of(commit) if commit else None))
 
 
 def flood(tmp):
