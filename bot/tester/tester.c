@@ -29,6 +29,10 @@
 
 /* From SIGTERM to SIGKILL, when a test is ended. */
 #define GRACE_MS 5000
+/* What test.sandbox = none means, in a log. */
+#define NO_SANDBOX                                                             \
+	"test.sandbox = none is written in the configuration: the test may "   \
+	"reach the network and write wherever its user may"
 /* How often to look again while another process runs a test we wait
  * for. */
 #define OTHERS_MS 500
@@ -134,10 +138,8 @@ header(struct tester *t, struct job *j, const struct store_test_run *r,
 		    "patchyard: sandbox: bwrap: no network, and only the "
 		    "work tree and HOME are writable\n");
 	else
-		buf_adds(&j->head,
-		    "patchyard: sandbox: none: the test may reach the network "
-		    "and write wherever its user may (test.sandbox = bwrap "
-		    "confines it)\n");
+		buf_adds(
+		    &j->head, "patchyard: sandbox: none: " NO_SANDBOX "\n");
 	buf_addf(&j->head,
 	    "patchyard: limits: timeout %d s, cpu %d s, memory %s, files "
 	    "%d, processes %d\n",
@@ -234,6 +236,65 @@ failed_start(struct tester *t, struct job *j, const char *why)
 }
 
 /*
+ * The sandbox does not work and test.sandbox is not none: no test is
+ * run, since a test of code from mail without its sandbox is what the
+ * configuration did not ask for.  Each target waiting for a run gets a
+ * warning check that says why -- not a failure: nothing is known of the
+ * patch, and nobody is blamed or mailed -- once; the runs stay queued,
+ * so the tests run when bwrap does.  ERR_CONFIG: `patchyard test` exits
+ * 1 and the daemon tries again a minute later.
+ */
+static enum err
+not_run(struct tester *t, const char *why, const char *log)
+{
+	struct arena *a = arena_new();
+	struct store_test_run *r = NULL;
+	struct buf sum = BUF_INIT;
+	size_t n = 0, i;
+	enum err e;
+
+	log_err("tester: the bwrap sandbox does not work here (%s): tests "
+	        "are not run (test.sandbox = none would run them without "
+	        "it)",
+	    why);
+	buf_addf(&sum,
+	    "not run: the bwrap sandbox does not work here (%s); tests run "
+	    "without it only where test.sandbox = none is written in the "
+	    "configuration",
+	    why);
+	if ((e = store_begin(t->st)) != ERR_OK)
+		goto out;
+	e = store_test_open(t->st, a, &r, &n);
+	for (i = 0; i < n && e == ERR_OK; i++)
+		if (strcmp(r[i].state, "queued") == 0 &&
+		    strcmp(r[i].purpose, "target") == 0)
+			e = verdict_not_run(t, &r[i], buf_cstr(&sum), log);
+	if (e == ERR_OK)
+		e = store_commit(t->st);
+	else
+		store_rollback(t->st);
+out:
+	buf_free(&sum);
+	arena_free(a);
+	return e == ERR_OK ? ERR_CONFIG : e;
+}
+
+/* The first line of a probe's output, for a summary. */
+static const char *
+first_line(char *out, size_t n, const struct runner_result *res)
+{
+	const char *p = res->log ? res->log : "";
+	size_t len = strcspn(p, "\n");
+
+	if (len == 0) {
+		p = res->end == RUNNER_EXITED ? "it exits non-zero"
+		                              : "it ends by a signal";
+		len = strlen(p);
+	}
+	return log_quote(out, n, p, len);
+}
+
+/*
  * Before the first run under bwrap: does the sandbox work here at all?
  * A sandbox that cannot start (no user namespaces, say) would make every
  * test fail, and bisection would blame patches for it.
@@ -246,10 +307,15 @@ check_sandbox(struct tester *t)
 	struct runner *r = NULL;
 	struct workdir w;
 	char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	char why[256];
 	enum err e;
 
-	if (t->conf->test_sandbox != CONF_SANDBOX_BWRAP || t->sandbox_ok)
+	if (t->conf->test_sandbox == CONF_SANDBOX_NONE || t->sandbox_ok)
 		return ERR_OK;
+	if (!runner_have_bwrap())
+		return not_run(t,
+		    "there is no bwrap on PATH: apt-get install bubblewrap",
+		    NULL);
 	if ((e = workdir_make(&w)) != ERR_OK)
 		return e;
 	memset(&s, 0, sizeof(s));
@@ -270,18 +336,13 @@ check_sandbox(struct tester *t)
 		while (!runner_done(r))
 			runner_poll(&r, 1, 1000);
 		runner_finish(r, &res);
-		if (res.end != RUNNER_EXITED || res.code != 0) {
-			char q[512];
-
-			log_err("tester: test.sandbox is bwrap, but bwrap does "
-			        "not work here: %s",
-			    log_quote(q, sizeof(q), res.log, res.log_len));
-			e = ERR_CONFIG;
-		}
+		t->sandbox_ok = res.end == RUNNER_EXITED && res.code == 0;
+		if (!t->sandbox_ok)
+			e = not_run(
+			    t, first_line(why, sizeof(why), &res), res.log);
 		runner_result_free(&res);
 	}
 	workdir_remove(&w);
-	t->sandbox_ok = e == ERR_OK;
 	return e;
 }
 
@@ -386,7 +447,8 @@ static void
 footnotes(
     const struct tester *t, const struct runner_result *res, struct buf *log)
 {
-	(void)t;
+	if (t->conf->test_sandbox == CONF_SANDBOX_NONE)
+		buf_adds(log, "patchyard: not sandboxed: " NO_SANDBOX "\n");
 	if (res->hold == SPAWN_GROUP)
 		buf_addf(log, "patchyard: processes: %s\n",
 		    spawn_hold_str(res->hold));

@@ -6,13 +6,16 @@ SMTP sink: a good queue passes; one breaking patch in the middle of a
 confirming run, dropped as failures, the rest passes, and its author is
 mailed; a second `patchyard test` runs nothing; a hanging test ends at the
 timeout with nothing of it left in the process table, nor of a background
-process that ignores SIGTERM, nor of one that left with setsid; 100 MB of output are capped; under bwrap a
-test can neither reach the network nor write outside its tree, and its
-log says why; a flaky failure blames nobody; retests by mail and from the
+process that ignores SIGTERM, nor of one that left with setsid; 100 MB of
+output are capped; under bwrap (the default) a test can neither reach the
+network nor write outside its tree, and its log says why; without bwrap
+nothing runs unless test.sandbox = none is written, and a warning check
+says why; a flaky failure blames nobody; retests by mail and from the
 terminal run again; a tester killed in the middle of a run loses nothing.
 
 The test command counts its runs itself, in a file outside the work tree
-(its name is written into the tree's check.sh by this script)."""
+(its name is written into the tree's check.sh by this script): the scenes
+that rely on that say test.sandbox = none."""
 import os, re, signal, socket, sqlite3, subprocess, sys, tempfile, shutil, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from yardlib import *
@@ -81,7 +84,8 @@ def left_of(commit):
 class Scene:
     """One upstream with the C project, a staging tree, a yard."""
 
-    def __init__(self, tmp, name, test_conf, files=None, smtp=None, port=0):
+    def __init__(self, tmp, name, test_conf, files=None, smtp=None, port=0, sandbox='none'):
+        """sandbox: test.sandbox's value; None: no line (bwrap, the default)."""
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         self.runs = os.path.join(self.dir, 'runs.log')
@@ -109,7 +113,7 @@ class Scene:
 	authserv-id = %s
 [test]
 	command = sh check.sh
-%s''' % (up, self.dir, AS, test_conf)
+%s%s''' % (up, self.dir, AS, test_conf, '\tsandbox = %s\n' % sandbox if sandbox else '')
         if smtp:
             extra += '[smtp]\n\turl = smtp://127.0.0.1:%d\n\tstarttls = never\n' % smtp.port
         self.y = Yard(self.dir, extra)
@@ -309,30 +313,47 @@ def flood(tmp):
     lg = logs[-1] if logs else ''
     check('flood: the log is capped near 1 MB', 1 << 20 <= len(lg) < (1 << 20) + 4096, len(lg))
     check('flood: it keeps head and tail and says what was cut',
-          'START' in lg[:2000] and lg.rstrip().split('\n')[-2] == 'END' and
+          'START' in lg[:2000] and
+          [l for l in lg.rstrip().split('\n') if not l.startswith('patchyard:')][-1] == 'END' and
           re.search(r'\[patchyard: \d+ bytes of output cut here', lg), lg[-300:])
 
 
 def sandbox(tmp):
-    """The same two tests without a sandbox (they pass: the checks can
-    fail) and under bwrap (they fail, saying why)."""
+    """The same two tests with test.sandbox = none (they pass: the checks
+    can fail) and under bwrap, the default (they fail, saying why)."""
     if not shutil.which('bwrap'):
         check('bwrap is installed (scripts/install-deps)', False)
         return
-    # Without bwrap to be found, nothing runs and nobody is blamed.
-    s = Scene(tmp, 'no-bwrap', '\tmode = stack\n\tsandbox = bwrap\n')
-    mails = s.post([note(1)])
-    s.y.run('rebuild')
-    r = sh([YARD, '-c', s.y.conf, 'test'], env=dict(os.environ, PATH='/nonexistent'), check_rc=False)
-    check('no bwrap: test fails, saying so, and records nothing',
-          r.returncode == 1 and b'bwrap' in r.stderr and s.checks(msgid(mails[0])) == [] and
-          not s.runs_log(), (r.returncode, r.stderr))
+    # Without bwrap to be found nothing runs, whether bwrap is the
+    # default or written out: the target gets a warning check that says
+    # why, once, and nobody is blamed; once bwrap is back, it runs.
+    for name, sb in (('default', None), ('written', 'bwrap')):
+        s = Scene(tmp, 'no-bwrap-' + name, '\tmode = stack\n', sandbox=sb)
+        mails = s.post([note(1)])
+        s.y.run('rebuild')
+        nopath = dict(os.environ, PATH='/nonexistent')
+        r = sh([YARD, '-c', s.y.conf, 'test'], env=nopath, check_rc=False)
+        ks = s.checks(msgid(mails[0]))
+        check('no bwrap (%s): test exits 1, saying so' % name,
+              r.returncode == 1 and b'bwrap sandbox does not work' in r.stderr, (r.returncode, r.stderr))
+        check('no bwrap (%s): nothing runs; a warning check on the tip says why' % name,
+              not s.runs_log() and [k['state'] for k in ks] == ['warning'] and
+              'not run' in ks[0]['summary'] and 'no bwrap on PATH' in ks[0]['summary'] and
+              'test.sandbox = none' in ks[0]['summary'], ks)
+        sh([YARD, '-c', s.y.conf, 'test'], env=nopath, check_rc=False)
+        check('no bwrap (%s): a second test adds nothing' % name,
+              len(s.checks(msgid(mails[0]))) == 1 and not s.runs_log(), s.checks(msgid(mails[0])))
+        r = s.test()
+        ks = s.checks(msgid(mails[0]))
+        check('no bwrap (%s): with bwrap back the test runs, sandboxed' % name,
+              r.returncode == 0 and [k['state'] for k in ks] == ['warning', 'success'] and
+              'sandbox: bwrap' in (ks[-1]['log_tail'] or ''), (r.stderr, ks))
     srv = socket.socket()
     srv.bind(('127.0.0.1', 0))
     srv.listen(8)
     try:
-        for name, conf in (('plain', ''), ('bwrap', '\tsandbox = bwrap\n')):
-            s = Scene(tmp, 'net-' + name, '\tmode = stack\n' + conf, port=srv.getsockname()[1])
+        for name, sb in (('plain', 'none'), ('bwrap', None)):
+            s = Scene(tmp, 'net-' + name, '\tmode = stack\n', port=srv.getsockname()[1], sandbox=sb)
             mails = s.post([('net', lambda _: 'yes\n', 'test: reach the network')])
             s.y.run('rebuild')
             s.test()
@@ -344,7 +365,7 @@ def sandbox(tmp):
                 check('network: under bwrap the test fails', last.get('state') == 'fail', last)
                 check('network: and its log says why', 'sandbox: bwrap: no network' in lt and
                       re.search('(refused|unreachable)', lt) is not None, lt)
-            s = Scene(tmp, 'out-' + name, '\tmode = stack\n' + conf)
+            s = Scene(tmp, 'out-' + name, '\tmode = stack\n', sandbox=sb)
             mails = s.post([('escape', lambda _: 'yes\n', 'test: write outside the tree')])
             s.y.run('rebuild')
             s.test()
