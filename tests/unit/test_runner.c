@@ -19,13 +19,20 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,9 +119,10 @@ in_group(pid_t g)
 	return n;
 }
 
-/* Processes (zombies too) whose environment holds the line mark. */
+/* Processes (zombies too) whose environment holds the line mark;
+ * killed too when kill_them. */
 static int
-marked(const char *mark)
+find_marked(const char *mark, bool kill_them)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -141,12 +149,21 @@ marked(const char *mark)
 			if (strlen(buf + i) == len &&
 			    !memcmp(buf + i, mark, len)) {
 				n++;
+				if (kill_them)
+					(void)kill(
+					    (pid_t)atol(de->d_name), SIGKILL);
 				break;
 			}
 		}
 	}
 	closedir(d);
 	return n;
+}
+
+static int
+marked(const char *mark)
+{
+	return find_marked(mark, false);
 }
 
 /* env with a mark added, unique to this process and name. */
@@ -630,6 +647,84 @@ test_unprivileged(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* ---- where no namespace can be made ---- */
+
+/* A seccomp filter that fails clone(2) and unshare(2) with a new PID
+ * or user namespace, as a container's or a unit's filter may. */
+static bool
+forbid_namespaces(void)
+{
+#if defined(__x86_64__)
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		    CLONE_NEWPID | CLONE_NEWUSER, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+#else
+	return false;
+#endif
+}
+
+/* What a test without a namespace still gets: its process group is
+ * counted and ended; what leaves the group escapes (and is ended here
+ * by hand). */
+static void
+test_no_namespace(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		struct runner_spec s;
+		struct runner_result res;
+		char mark[80];
+		int escaped;
+
+		if (!forbid_namespaces())
+			_exit(UNPRIV_SKIP);
+		runner_reaper(true);
+		s = spec(
+		    "sh -c 'trap \"\" TERM; sleep 300' & setsid -f sleep 300; "
+		    "sleep 0.3; echo pid=$$");
+		s.env = with_mark(mark, sizeof(mark), "no-ns");
+		child_run(&s, &res);
+		/* The one that left the group is still there: ended by hand
+		 * before anything is checked. */
+		escaped = find_marked(mark, true);
+		CHILD_CHECK(res.hold == SPAWN_GROUP);
+		CHILD_CHECK(res.end == RUNNER_EXITED && res.code == 0);
+		CHILD_CHECK(strstr(res.log, "pid=2\n") == NULL);
+		CHILD_CHECK(res.left >= 1);
+		CHILD_CHECK(in_group(res.group) == 0);
+		CHILD_CHECK(escaped == 1);
+		runner_result_free(&res);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == UNPRIV_SKIP)
+		skip();
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -647,6 +742,7 @@ main(void)
 		cmocka_unit_test(test_pid_namespace),
 		cmocka_unit_test(test_fork_bomb),
 		cmocka_unit_test(test_unprivileged),
+		cmocka_unit_test(test_no_namespace),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
