@@ -60,6 +60,7 @@ struct runner {
 	bool ended; /* end is decided */
 	enum runner_end end;
 	double start, deadline, kill_at, last_scan;
+	double over_at; /* when the command was first seen ended, or 0 */
 	int grace_ms, limit, alive, left, most;
 	struct capture out;
 };
@@ -481,6 +482,14 @@ step(struct runner *r, double now)
 			return;
 		} else if (!(r->over || r->reaped) || r->alive == 0) {
 			/* Running; or done, and its init is about to be. */
+			return;
+		} else if (r->over_at == 0 ||
+		    now < r->over_at + SCAN_MS / 1000.0) {
+			/* What ends by itself just after the command -- bwrap's
+			 * own init, whose word its parent does not wait past --
+			 * was not left behind: look once more first. */
+			if (r->over_at == 0)
+				r->over_at = now;
 			return;
 		} else {
 			/* The test is over; what it left behind is not. */
