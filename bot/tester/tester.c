@@ -33,6 +33,9 @@
 #define NO_SANDBOX                                                             \
 	"test.sandbox = none is written in the configuration: the test may "   \
 	"reach the network and write wherever its user may"
+/* Processes of the sandbox probe: bwrap takes three for itself, and a
+ * small test.processes must not read as a sandbox that does not work. */
+#define PROBE_PROCESSES 16
 /* How often to look again while another process runs a test we wait
  * for. */
 #define OTHERS_MS 500
@@ -330,16 +333,21 @@ check_sandbox(struct tester *t)
 	s.cpu = 60;
 	s.memory = t->conf->test_memory;
 	s.files = t->conf->test_files;
-	s.processes = t->conf->test_processes;
+	s.processes = PROBE_PROCESSES;
 	e = runner_start(&s, &r);
 	if (e == ERR_OK) {
 		while (!runner_done(r))
 			runner_poll(&r, 1, 1000);
 		runner_finish(r, &res);
 		t->sandbox_ok = res.end == RUNNER_EXITED && res.code == 0;
-		if (!t->sandbox_ok)
-			e = not_run(
-			    t, first_line(why, sizeof(why), &res), res.log);
+		if (!t->sandbox_ok) {
+			struct buf log = BUF_INIT;
+
+			utf8_repair(&log, res.log, res.log_len);
+			e = not_run(t, first_line(why, sizeof(why), &res),
+			    buf_cstr(&log));
+			buf_free(&log);
+		}
 		runner_result_free(&res);
 	}
 	workdir_remove(&w);
