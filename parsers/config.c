@@ -122,7 +122,7 @@ static const char *const conflict_values[] = { "keep", "drop", NULL };
 static const char *const mode_values[] = { "stack", "patch", "series", NULL };
 static const char *const failure_values[] = { "report", "drop", NULL };
 static const char *const forward_values[] = { "series", "pull", NULL };
-static const char *const sandbox_values[] = { "none", "bwrap", NULL };
+static const char *const sandbox_values[] = { "bwrap", "none", NULL };
 
 #define C(f) offsetof(struct config, f)
 #define P(f) offsetof(struct conf_project, f)
@@ -1560,7 +1560,7 @@ config_defaults(struct config *c, const char *file)
 	c->test_memory = 4 * GIB;
 	c->test_files = 1024;
 	c->test_processes = 256;
-	c->test_sandbox = CONF_SANDBOX_NONE;
+	c->test_sandbox = CONF_SANDBOX_BWRAP;
 	c->run_upstream_interval = 3600;
 	c->run_rebuild_delay = 10;
 	c->run_send_interval = 60;

@@ -52,9 +52,11 @@ enum conf_forward {
 	CONF_FORWARD_SERIES,
 	CONF_FORWARD_PULL
 };
+/* bwrap first: a config built without config_defaults() is sandboxed
+ * too.  none must be written out (DESIGN.md §10). */
 enum conf_sandbox {
-	CONF_SANDBOX_NONE,
-	CONF_SANDBOX_BWRAP
+	CONF_SANDBOX_BWRAP,
+	CONF_SANDBOX_NONE
 };
 
 /* A repeatable key's values in file order; v[n] is NULL. */
@@ -176,8 +178,8 @@ struct config {
 	int test_cpu; /* RLIMIT_CPU seconds, default 3600 */
 	long long test_memory; /* RLIMIT_AS bytes, default 4G */
 	int test_files; /* RLIMIT_NOFILE, default 1024 */
-	int test_processes; /* of the test's process group, default 256 */
-	enum conf_sandbox test_sandbox; /* default none */
+	int test_processes; /* in the test's PID namespace, default 256 */
+	enum conf_sandbox test_sandbox; /* default bwrap */
 	int run_upstream_interval; /* seconds, default 3600 */
 	int run_rebuild_delay; /* seconds, default 10 */
 	int run_send_interval; /* seconds, default 60 */

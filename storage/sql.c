@@ -306,6 +306,10 @@ static const char *const text[SQL_COUNT] = {
 	                   " AND run_id = :run AND context = :context LIMIT 1",
 	[SQL_CHECK_AT] = "SELECT 1 FROM checks WHERE commit_hex = :commit"
 	                 " AND context = :context LIMIT 1",
+	[SQL_CHECK_LAST_IS] =
+	    "SELECT state = :state AND summary IS :summary FROM checks"
+	    " WHERE commit_hex = :commit AND context = :context"
+	    " ORDER BY id DESC LIMIT 1",
 	[SQL_PATCH_QUEUE_NEXT] =
 	    "SELECT coalesce(max(queue_pos), 0) + 1 FROM patch"
 	    " WHERE project_id IS :project AND state = 'staged'"

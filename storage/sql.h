@@ -85,6 +85,7 @@ enum sql_id {
 	SQL_CHECK_LOG,
 	SQL_CHECK_FIND,
 	SQL_CHECK_AT,
+	SQL_CHECK_LAST_IS,
 	/* the workflow */
 	SQL_PATCH_QUEUE_NEXT,
 	SQL_PATCH_BY_SLUG,

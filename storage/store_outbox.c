@@ -231,3 +231,20 @@ store_check_exists(struct store *st, const char *commit, int64_t run_id,
 	*found = e == ERR_OK;
 	return e == ERR_NOTFOUND ? ERR_OK : e;
 }
+
+enum err
+store_check_last_is(struct store *st, const char *commit, const char *context,
+    const char *state, const char *summary, bool *same)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_CHECK_LAST_IS);
+	enum err e;
+
+	db_bind_text(s, ":commit", commit);
+	db_bind_text(s, ":context", context);
+	db_bind_text(s, ":state", state);
+	db_bind_text(s, ":summary", summary);
+	e = db_row(st, s, "check last");
+	*same = e == ERR_OK && db_col_int(s, 0) == 1;
+	sqlite3_reset(s);
+	return e == ERR_NOTFOUND ? ERR_OK : e;
+}

@@ -78,5 +78,9 @@ enum err store_check_log(
  * run when run_id is 0)? */
 enum err store_check_exists(struct store *st, const char *commit,
     int64_t run_id, const char *context, bool *found);
+/* Is the newest check of context about commit one of state with this
+ * summary (so that saying it again would add nothing)? */
+enum err store_check_last_is(struct store *st, const char *commit,
+    const char *context, const char *state, const char *summary, bool *same);
 
 #endif

@@ -1,17 +1,18 @@
 /*
  * The test runner's process handling (see runner.h).
  *
- * Life of a runner: fork; the child makes a session of its own (setsid:
- * process group = its pid, no controlling terminal), resets signals,
- * applies the resource limits, points stdout and stderr at one pipe,
- * closes every other descriptor and executes /bin/sh -c COMMAND (or
- * bwrap ... /bin/sh -c COMMAND) with the caller's environment.  The
- * parent reads the pipe into a capped capture, reaps the group, counts
- * the group's processes from /proc, and ends the group -- SIGTERM, then
- * SIGKILL after the grace period -- at the timeout, when it holds too
- * many processes, or when the first process has ended and others of the
- * group are still there.  A runner is done when its first process has
- * been reaped and no process of its group is left.
+ * Life of a runner: spawn_start() makes the test's init -- pid 1 of a
+ * PID namespace of its own where one can be made -- which runs /bin/sh
+ * -c COMMAND (or bwrap ... /bin/sh -c COMMAND) with the caller's
+ * environment, the resource limits and stdout and stderr on one pipe.
+ * The runner reads the pipe into a capped capture, learns from the init
+ * when the command has ended and how, counts the test's processes from
+ * /proc -- the init's descendants in a namespace, its process group
+ * otherwise -- and ends the test -- SIGTERM, then SIGKILL after the
+ * grace period -- at the timeout, when it holds too many processes, or
+ * when the command has ended and others are still there.  A runner is
+ * done when its init has been reaped and no process of the test is
+ * left.
  */
 #include "bot/tester/runner.h"
 
@@ -25,12 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bot/tester/capture.h"
+#include "bot/tester/spawn.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -42,21 +43,24 @@
 #define READ_ROUND (4u << 20)
 
 enum phase {
-	PH_RUN, /* the first process runs */
+	PH_RUN, /* the test runs */
 	PH_TERM, /* SIGTERM sent; SIGKILL at kill_at */
 	PH_KILL, /* SIGKILL sent */
 	PH_DONE,
 };
 
 struct runner {
-	pid_t pid; /* the first process; also the group's id */
+	struct spawn sp; /* the init: its pid is the group's id too */
 	int fd; /* the output pipe, -1 once closed */
 	enum phase phase;
-	bool reaped; /* the first process */
-	int status;
+	bool over; /* the command has ended, with status */
+	int status; /* the command's wait status */
+	bool reaped; /* the init */
+	int init_status;
 	bool ended; /* end is decided */
 	enum runner_end end;
 	double start, deadline, kill_at, last_scan;
+	double over_at; /* when the command was first seen ended, or 0 */
 	int grace_ms, limit, alive, left, most;
 	struct capture out;
 };
@@ -159,7 +163,11 @@ bwrap_args(struct argv *a, const char *bwrap, const struct runner_spec *s)
 	struct stat sb;
 	size_t i;
 
-	args(a, bwrap, "--unshare-all", "--die-with-parent");
+	/* --unshare-all but the cgroup namespace: nothing of /sys is shown,
+	 * and the systemd unit need not allow it (contrib/). */
+	args(a, bwrap, "--unshare-user-try", "--unshare-ipc");
+	args(a, "--unshare-pid", "--unshare-net", "--unshare-uts");
+	arg(a, "--die-with-parent");
 	for (i = 0; ro[i]; i++) {
 		ssize_t n;
 
@@ -192,64 +200,16 @@ bwrap_args(struct argv *a, const char *bwrap, const struct runner_spec *s)
 	arg(a, "--");
 }
 
-static void
-limit(int resource, rlim_t v)
-{
-	struct rlimit rl = { v, v };
-
-	(void)setrlimit(resource, &rl);
-}
-
-/* In the child, between fork and exec: async-signal-safe calls only. */
-static void __attribute__((noreturn))
-child(const struct runner_spec *s, int out, char *const *argv)
-{
-	struct sigaction sa;
-	sigset_t none;
-	int fd, sig;
-
-	if (setsid() < 0)
-		_exit(126);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		(void)sigaction(sig, &sa, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* The test ends when the runner does, whatever happens to it. */
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	/* The pipe above 2 first: with the caller's 0-2 closed it may be
-	 * there, where /dev/null would overwrite it or dup2() onto its own
-	 * number would keep its close-on-exec flag. */
-	if (out <= 2 && (out = fcntl(out, F_DUPFD, 3)) < 0)
-		_exit(126);
-	if ((fd = open("/dev/null", O_RDONLY)) < 0 || dup2(fd, 0) < 0 ||
-	    dup2(out, 1) < 0 || dup2(out, 2) < 0)
-		_exit(126);
-	closefrom(3);
-	if (!s->bwrap && chdir(s->dir) != 0)
-		_exit(126);
-	limit(RLIMIT_CORE, 0);
-	limit(RLIMIT_NOFILE, (rlim_t)s->files);
-	limit(RLIMIT_AS, (rlim_t)s->memory);
-	{
-		/* SIGXCPU at the limit, SIGKILL a second later. */
-		struct rlimit rl = { (rlim_t)s->cpu, (rlim_t)s->cpu + 1 };
-
-		(void)setrlimit(RLIMIT_CPU, &rl);
-	}
-	execve(argv[0], argv, s->env);
-	_exit(127);
-}
-
 enum err
 runner_start(const struct runner_spec *s, struct runner **out)
 {
 	struct argv a = { NULL, 0, 0 };
+	struct spawn_req q;
+	struct spawn sp;
 	struct runner *r;
 	char *bwrap = NULL;
+	enum err e;
 	int p[2];
-	pid_t pid;
 
 	*out = NULL;
 	if (s->bwrap) {
@@ -268,21 +228,25 @@ runner_start(const struct runner_spec *s, struct runner **out)
 		argv_free(&a);
 		return ERR_IO;
 	}
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		log_err("tester: fork: %s", strerror(errno));
-		close(p[0]);
-		close(p[1]);
-		argv_free(&a);
-		return ERR_IO;
-	}
-	if (pid == 0)
-		child(s, p[1], a.v);
+	memset(&q, 0, sizeof(q));
+	q.argv = a.v;
+	q.env = s->env;
+	q.dir = s->bwrap ? NULL : s->dir; /* bwrap has --chdir */
+	q.files = s->files;
+	q.memory = s->memory;
+	q.cpu = s->cpu;
+	q.processes = s->processes;
+	q.out = p[1];
+	e = spawn_start(&q, &sp);
 	close(p[1]);
 	argv_free(&a);
+	if (e != ERR_OK) {
+		close(p[0]);
+		return e;
+	}
 	(void)fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
 	r = xcalloc(1, sizeof(*r));
-	r->pid = pid;
+	r->sp = sp;
 	r->fd = p[0];
 	r->phase = PH_RUN;
 	r->start = time_mono();
@@ -295,16 +259,13 @@ runner_start(const struct runner_spec *s, struct runner **out)
 	return ERR_OK;
 }
 
-/* ---- watching ---- */
-
-static void
-signal_group(struct runner *r, int sig)
+enum spawn_hold
+runner_hold(const struct runner *r)
 {
-	/* The group exists once the child has called setsid; until then
-	 * the child alone is all there is. */
-	if (kill(-r->pid, sig) != 0)
-		(void)kill(r->pid, sig);
+	return r->sp.hold;
 }
+
+/* ---- watching ---- */
 
 static void
 end_as(struct runner *r, enum runner_end end)
@@ -336,76 +297,168 @@ read_output(struct runner *r)
 	}
 }
 
-/* Reap what can be reaped of the group: the first process, and any
- * orphan that was handed to us as their reaper. */
+/* What the init said, and what can be reaped: the init, and without a
+ * namespace any orphan of the group that was handed to us as their
+ * reaper. */
 static void
 reap(struct runner *r)
 {
+	pid_t pid = r->sp.pid, p;
 	int st;
-	pid_t p;
 
-	while ((p = waitpid(-r->pid, &st, WNOHANG)) > 0)
-		if (p == r->pid) {
+	if (!r->over && spawn_ended(&r->sp, &r->status))
+		r->over = true;
+	while ((p = waitpid(-pid, &st, WNOHANG)) > 0)
+		if (p == pid) {
 			r->reaped = true;
-			r->status = st;
+			r->init_status = st;
 		}
-	if (!r->reaped && waitpid(r->pid, &st, WNOHANG) == r->pid) {
+	if (!r->reaped && waitpid(pid, &st, WNOHANG) == pid) {
 		r->reaped = true;
-		r->status = st;
+		r->init_status = st;
 	}
+	/* Its last word, if it had one, came before it died. */
+	if (r->reaped && !r->over && spawn_ended(&r->sp, &r->status))
+		r->over = true;
 }
 
-/* The process group of /proc/PID/stat, or -1 for a zombie or on error. */
-static pid_t
-group_of(int dirfd, const char *name)
+/* One line of the process table. */
+struct proc {
+	pid_t pid, ppid, pgrp;
+	int owner; /* the runner it belongs to, -1: none, -2: not known */
+};
+
+/* pid, ppid and process group of /proc/NAME/stat; false for a zombie
+ * or on error. */
+static bool
+read_stat(int dirfd, const char *name, struct proc *p)
 {
-	char path[64], buf[1024], *p, state;
+	char path[64], buf[1024], *s, state;
 	long pgrp, ppid;
 	ssize_t n;
 	int fd;
 
 	if (snprintf(path, sizeof(path), "%s/stat", name) >= (int)sizeof(path))
-		return -1;
+		return false;
 	if ((fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
+		return false;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return -1;
+		return false;
 	buf[n] = '\0';
 	/* "pid (comm) state ppid pgrp ...": comm may hold anything. */
-	if ((p = strrchr(buf, ')')) == NULL ||
-	    sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 ||
+	if ((s = strrchr(buf, ')')) == NULL ||
+	    sscanf(s + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 ||
 	    state == 'Z' || state == 'X')
-		return -1;
-	return (pid_t)pgrp;
+		return false;
+	p->pid = (pid_t)strtol(name, NULL, 10);
+	p->ppid = (pid_t)ppid;
+	p->pgrp = (pid_t)pgrp;
+	p->owner = -2;
+	return true;
 }
 
-/* Count the living processes of every runner's group. */
-static void
-scan(struct runner *const *rs, size_t n)
+static int
+by_pid(const void *a, const void *b)
+{
+	const struct proc *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* The living processes, sorted by pid. */
+static struct proc *
+read_procs(size_t *n)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
-	size_t i;
+	struct proc *v = NULL;
+	size_t cap = 0;
 
-	for (i = 0; i < n; i++)
-		if (rs[i]->phase != PH_DONE)
-			rs[i]->alive = 0;
+	*n = 0;
 	if (d == NULL)
-		return;
+		return NULL;
 	while ((de = readdir(d)) != NULL) {
-		pid_t g;
-
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
 			continue;
-		if ((g = group_of(dirfd(d), de->d_name)) <= 0)
-			continue;
-		for (i = 0; i < n; i++)
-			if (rs[i]->phase != PH_DONE && rs[i]->pid == g)
-				rs[i]->alive++;
+		v = xgrow(v, &cap, *n + 1, sizeof(*v));
+		if (read_stat(dirfd(d), de->d_name, &v[*n]))
+			(*n)++;
 	}
 	closedir(d);
+	if (*n > 1)
+		qsort(v, *n, sizeof(*v), by_pid);
+	return v;
+}
+
+static struct proc *
+find_proc(struct proc *v, size_t n, pid_t pid)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].pid == pid)
+			return &v[mid];
+		if (v[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Which runner's init p descends from (-1: none), remembered on the
+ * way.  The walk is bounded: a table read while processes come and go
+ * may hold a cycle of reused pids. */
+static int
+owner_of(struct proc *v, size_t n, struct proc *p)
+{
+	struct proc *q = p;
+	size_t steps = 0;
+	int owner = -1;
+
+	while (q && q->owner == -2 && steps++ < n)
+		q = q->ppid > 0 ? find_proc(v, n, q->ppid) : NULL;
+	if (q && q->owner != -2)
+		owner = q->owner;
+	for (q = p; q && q->owner == -2; q = find_proc(v, n, q->ppid))
+		q->owner = owner;
+	return owner;
+}
+
+/* Count the living processes of every runner's test, its init aside:
+ * in a namespace the init's descendants, otherwise its process group. */
+static void
+scan(struct runner *const *rs, size_t n)
+{
+	size_t np = 0, i, k;
+	struct proc *v = read_procs(&np), *p;
+
+	for (i = 0; i < n; i++) {
+		if (rs[i]->phase == PH_DONE)
+			continue;
+		rs[i]->alive = 0;
+		if (rs[i]->sp.hold != SPAWN_GROUP &&
+		    (p = find_proc(v, np, rs[i]->sp.pid)) != NULL)
+			p->owner = (int)i;
+	}
+	for (k = 0; k < np; k++) {
+		int o = owner_of(v, np, &v[k]);
+
+		for (i = 0; i < n; i++) {
+			struct runner *r = rs[i];
+
+			if (r->phase == PH_DONE || v[k].pid == r->sp.pid)
+				continue;
+			if (r->sp.hold == SPAWN_GROUP ? v[k].pgrp == r->sp.pid
+			                              : o == (int)i)
+				r->alive++;
+		}
+	}
+	free(v);
 	for (i = 0; i < n; i++)
 		if (rs[i]->alive > rs[i]->most)
 			rs[i]->most = rs[i]->alive;
@@ -424,16 +477,25 @@ step(struct runner *r, double now)
 			end_as(r, RUNNER_TIMEOUT);
 		} else if (r->alive > r->limit) {
 			end_as(r, RUNNER_PROCESSES);
-			signal_group(r, SIGKILL);
+			spawn_signal(&r->sp, SIGKILL);
 			r->phase = PH_KILL;
 			return;
-		} else if (!r->reaped) {
+		} else if (!(r->over || r->reaped) || r->alive == 0) {
+			/* Running; or done, and its init is about to be. */
+			return;
+		} else if (r->over_at == 0 ||
+		    now < r->over_at + SCAN_MS / 1000.0) {
+			/* What ends by itself just after the command -- bwrap's
+			 * own init, whose word its parent does not wait past --
+			 * was not left behind: look once more first. */
+			if (r->over_at == 0)
+				r->over_at = now;
 			return;
 		} else {
 			/* The test is over; what it left behind is not. */
 			r->left = r->alive;
 		}
-		signal_group(r, SIGTERM);
+		spawn_signal(&r->sp, SIGTERM);
 		r->phase = PH_TERM;
 		r->kill_at = now + r->grace_ms / 1000.0;
 		return;
@@ -441,7 +503,7 @@ step(struct runner *r, double now)
 		if (r->reaped && r->alive == 0) {
 			r->phase = PH_DONE;
 		} else if (now >= r->kill_at) {
-			signal_group(r, SIGKILL);
+			spawn_signal(&r->sp, SIGKILL);
 			r->phase = PH_KILL;
 		}
 		return;
@@ -449,7 +511,7 @@ step(struct runner *r, double now)
 		if (r->reaped && r->alive == 0)
 			r->phase = PH_DONE;
 		else
-			signal_group(r, SIGKILL);
+			spawn_signal(&r->sp, SIGKILL);
 		return;
 	case PH_DONE:
 		return;
@@ -483,29 +545,35 @@ wait_ms(struct runner *const *rs, size_t n, double now, int max_ms)
 void
 runner_poll(struct runner *const *rs, size_t n, int max_ms)
 {
-	struct pollfd *pf = xcalloc(n ? n : 1, sizeof(*pf));
+	struct pollfd *pf = xcalloc(n ? 2 * n : 1, sizeof(*pf));
 	double now = time_mono();
 	bool any_scan = false;
 	size_t i, np = 0;
 
-	for (i = 0; i < n; i++)
-		if (rs[i]->phase != PH_DONE && rs[i]->fd >= 0) {
+	for (i = 0; i < n; i++) {
+		if (rs[i]->phase == PH_DONE)
+			continue;
+		if (rs[i]->fd >= 0) {
 			pf[np].fd = rs[i]->fd;
-			pf[np].events = POLLIN;
-			np++;
+			pf[np++].events = POLLIN;
 		}
+		if (rs[i]->sp.ctl >= 0) {
+			pf[np].fd = rs[i]->sp.ctl;
+			pf[np++].events = POLLIN;
+		}
+	}
 	(void)poll(pf, np, wait_ms(rs, n, now, max_ms));
 	free(pf);
 	now = time_mono();
 	for (i = 0; i < n; i++) {
 		struct runner *r = rs[i];
-		bool was = r->reaped;
+		bool was = r->over, had = r->reaped;
 
 		if (r->phase == PH_DONE)
 			continue;
 		read_output(r);
 		reap(r);
-		if (r->reaped != was || r->phase != PH_RUN ||
+		if (r->over != was || r->reaped != had || r->phase != PH_RUN ||
 		    now >= r->last_scan + SCAN_MS / 1000.0 ||
 		    now >= r->deadline)
 			any_scan = true;
@@ -535,23 +603,30 @@ runner_done(const struct runner *r)
 void
 runner_finish(struct runner *r, struct runner_result *res)
 {
+	/* The command's own status; the init's when it died before it
+	 * could tell (killed from outside). */
+	int st = r->over ? r->status : r->init_status;
+
 	memset(res, 0, sizeof(*res));
-	/* Whatever still holds the pipe escaped the group: stop reading. */
+	/* Whatever still holds the pipe escaped the test: stop reading. */
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->sp.ctl >= 0)
+		close(r->sp.ctl);
 	if (r->ended) {
 		res->end = r->end;
-	} else if (WIFSIGNALED(r->status)) {
+	} else if (WIFSIGNALED(st)) {
 		res->end = RUNNER_SIGNALED;
-		res->code = WTERMSIG(r->status);
+		res->code = WTERMSIG(st);
 	} else {
 		res->end = RUNNER_EXITED;
-		res->code = WEXITSTATUS(r->status);
+		res->code = WEXITSTATUS(st);
 	}
 	res->duration_ms = (int64_t)((time_mono() - r->start) * 1000.0);
 	res->left = r->left;
 	res->most = r->most;
-	res->group = (int)r->pid;
+	res->group = (int)r->sp.pid;
+	res->hold = r->sp.hold;
 	capture_take(&r->out, res);
 	free(r);
 }
@@ -573,7 +648,7 @@ runner_abort(struct runner *r)
 	end_as(r, RUNNER_SIGNALED);
 	r->grace_ms = 0;
 	if (r->phase == PH_RUN || r->phase == PH_TERM) {
-		signal_group(r, SIGKILL);
+		spawn_signal(&r->sp, SIGKILL);
 		r->phase = PH_KILL;
 	}
 	while (r->phase != PH_DONE)

@@ -29,6 +29,13 @@
 
 /* From SIGTERM to SIGKILL, when a test is ended. */
 #define GRACE_MS 5000
+/* What test.sandbox = none means, in a log. */
+#define NO_SANDBOX                                                             \
+	"test.sandbox = none is written in the configuration: the test may "   \
+	"reach the network and write wherever its user may"
+/* Processes of the sandbox probe: bwrap takes three for itself, and a
+ * small test.processes must not read as a sandbox that does not work. */
+#define PROBE_PROCESSES 16
 /* How often to look again while another process runs a test we wait
  * for. */
 #define OTHERS_MS 500
@@ -134,10 +141,8 @@ header(struct tester *t, struct job *j, const struct store_test_run *r,
 		    "patchyard: sandbox: bwrap: no network, and only the "
 		    "work tree and HOME are writable\n");
 	else
-		buf_adds(&j->head,
-		    "patchyard: sandbox: none: the test may reach the network "
-		    "and write wherever its user may (test.sandbox = bwrap "
-		    "confines it)\n");
+		buf_adds(
+		    &j->head, "patchyard: sandbox: none: " NO_SANDBOX "\n");
 	buf_addf(&j->head,
 	    "patchyard: limits: timeout %d s, cpu %d s, memory %s, files "
 	    "%d, processes %d\n",
@@ -234,6 +239,65 @@ failed_start(struct tester *t, struct job *j, const char *why)
 }
 
 /*
+ * The sandbox does not work and test.sandbox is not none: no test is
+ * run, since a test of code from mail without its sandbox is what the
+ * configuration did not ask for.  Each target waiting for a run gets a
+ * warning check that says why -- not a failure: nothing is known of the
+ * patch, and nobody is blamed or mailed -- once; the runs stay queued,
+ * so the tests run when bwrap does.  ERR_CONFIG: `patchyard test` exits
+ * 1 and the daemon tries again a minute later.
+ */
+static enum err
+not_run(struct tester *t, const char *why, const char *log)
+{
+	struct arena *a = arena_new();
+	struct store_test_run *r = NULL;
+	struct buf sum = BUF_INIT;
+	size_t n = 0, i;
+	enum err e;
+
+	log_err("tester: the bwrap sandbox does not work here (%s): tests "
+	        "are not run (test.sandbox = none would run them without "
+	        "it)",
+	    why);
+	buf_addf(&sum,
+	    "not run: the bwrap sandbox does not work here (%s); tests run "
+	    "without it only where test.sandbox = none is written in the "
+	    "configuration",
+	    why);
+	if ((e = store_begin(t->st)) != ERR_OK)
+		goto out;
+	e = store_test_open(t->st, a, &r, &n);
+	for (i = 0; i < n && e == ERR_OK; i++)
+		if (strcmp(r[i].state, "queued") == 0 &&
+		    strcmp(r[i].purpose, "target") == 0)
+			e = verdict_not_run(t, &r[i], buf_cstr(&sum), log);
+	if (e == ERR_OK)
+		e = store_commit(t->st);
+	else
+		store_rollback(t->st);
+out:
+	buf_free(&sum);
+	arena_free(a);
+	return e == ERR_OK ? ERR_CONFIG : e;
+}
+
+/* The first line of a probe's output, for a summary. */
+static const char *
+first_line(char *out, size_t n, const struct runner_result *res)
+{
+	const char *p = res->log ? res->log : "";
+	size_t len = strcspn(p, "\n");
+
+	if (len == 0) {
+		p = res->end == RUNNER_EXITED ? "it exits non-zero"
+		                              : "it ends by a signal";
+		len = strlen(p);
+	}
+	return log_quote(out, n, p, len);
+}
+
+/*
  * Before the first run under bwrap: does the sandbox work here at all?
  * A sandbox that cannot start (no user namespaces, say) would make every
  * test fail, and bisection would blame patches for it.
@@ -246,10 +310,15 @@ check_sandbox(struct tester *t)
 	struct runner *r = NULL;
 	struct workdir w;
 	char *env[] = { "PATH=/usr/bin:/bin", NULL };
+	char why[256];
 	enum err e;
 
-	if (t->conf->test_sandbox != CONF_SANDBOX_BWRAP || t->sandbox_ok)
+	if (t->conf->test_sandbox == CONF_SANDBOX_NONE || t->sandbox_ok)
 		return ERR_OK;
+	if (!runner_have_bwrap())
+		return not_run(t,
+		    "there is no bwrap on PATH: apt-get install bubblewrap",
+		    NULL);
 	if ((e = workdir_make(&w)) != ERR_OK)
 		return e;
 	memset(&s, 0, sizeof(s));
@@ -264,24 +333,24 @@ check_sandbox(struct tester *t)
 	s.cpu = 60;
 	s.memory = t->conf->test_memory;
 	s.files = t->conf->test_files;
-	s.processes = t->conf->test_processes;
+	s.processes = PROBE_PROCESSES;
 	e = runner_start(&s, &r);
 	if (e == ERR_OK) {
 		while (!runner_done(r))
 			runner_poll(&r, 1, 1000);
 		runner_finish(r, &res);
-		if (res.end != RUNNER_EXITED || res.code != 0) {
-			char q[512];
+		t->sandbox_ok = res.end == RUNNER_EXITED && res.code == 0;
+		if (!t->sandbox_ok) {
+			struct buf log = BUF_INIT;
 
-			log_err("tester: test.sandbox is bwrap, but bwrap does "
-			        "not work here: %s",
-			    log_quote(q, sizeof(q), res.log, res.log_len));
-			e = ERR_CONFIG;
+			utf8_repair(&log, res.log, res.log_len);
+			e = not_run(t, first_line(why, sizeof(why), &res),
+			    buf_cstr(&log));
+			buf_free(&log);
 		}
 		runner_result_free(&res);
 	}
 	workdir_remove(&w);
-	t->sandbox_ok = e == ERR_OK;
 	return e;
 }
 
@@ -312,6 +381,8 @@ start(struct tester *t, int64_t project, struct job *j)
 		failed_start(t, j, "the test could not be started");
 		goto out;
 	}
+	buf_addf(&j->head, "patchyard: processes: %s\n",
+	    spawn_hold_str(runner_hold(j->r)));
 	log_info("tester: run %lld: %s %.12s", (long long)j->run_id, r.purpose,
 	    r.commit);
 out:
@@ -368,6 +439,27 @@ summarize(
 	if (res->left)
 		buf_addf(b, "; %d process%s left running ended with it",
 		    res->left, res->left == 1 ? "" : "es");
+	/* A fork beyond the bound failed, most likely, and so did it. */
+	if (res->hold == SPAWN_NS_BOUND &&
+	    res->most >= t->conf->test_processes &&
+	    !(res->end == RUNNER_EXITED && res->code == 0))
+		buf_addf(b,
+		    "; it had test.processes (%d) at once: a fork "
+		    "beyond fails",
+		    t->conf->test_processes);
+}
+
+/* What the end of a log says besides the result (its tail is what a
+ * check shows): how little held the test, where that was little. */
+static void
+footnotes(
+    const struct tester *t, const struct runner_result *res, struct buf *log)
+{
+	if (t->conf->test_sandbox == CONF_SANDBOX_NONE)
+		buf_adds(log, "patchyard: not sandboxed: " NO_SANDBOX "\n");
+	if (res->hold == SPAWN_GROUP)
+		buf_addf(log, "patchyard: processes: %s\n",
+		    spawn_hold_str(res->hold));
 }
 
 static enum err
@@ -384,6 +476,7 @@ record(struct tester *t, struct job *j, const struct runner_result *res)
 	utf8_repair(&log, res->log, res->log_len);
 	if (log.n && log.p[log.n - 1] != '\n')
 		buf_addc(&log, '\n');
+	footnotes(t, res, &log);
 	buf_addf(&log, "patchyard: %s after %lld.%03lld s\n", buf_cstr(&sum),
 	    (long long)(res->duration_ms / 1000),
 	    (long long)(res->duration_ms % 1000));

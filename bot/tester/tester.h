@@ -53,8 +53,11 @@ struct tester_stats {
  * test.timeout).  SIGINT, SIGTERM and SIGHUP during a run end the tests
  * at once, put their runs back in the queue, and are then delivered as
  * before the call.  ERR_OK when the work is done, whatever the tests
- * said; an error when the runner itself cannot work (no bwrap, no disk,
- * a repository that cannot be read).
+ * said; an error when the runner itself cannot work (no disk, a
+ * repository that cannot be read).  Tests run in the bwrap sandbox
+ * unless test.sandbox = none: where bwrap cannot run, none is run, each
+ * target waiting for one gets a warning check that says why (once), and
+ * the result is ERR_CONFIG.
  *
  * The caller must not reap children it did not start (no waitpid(-1)
  * in a SIGCHLD handler): the runner waits for its tests' processes by

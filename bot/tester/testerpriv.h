@@ -70,4 +70,10 @@ const char *verdict_passed(struct tplan *pl, size_t target);
  * failure: a warning check on its patch. */
 enum err verdict_flaky(struct tester *t, const struct store_test_run *run);
 
+/* verdict.c: a queued run that the sandbox keeps from running: a
+ * warning check on its patch that says why, unless its commit's newest
+ * check already says the same. */
+enum err verdict_not_run(struct tester *t, const struct store_test_run *run,
+    const char *summary, const char *log);
+
 #endif

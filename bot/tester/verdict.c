@@ -304,3 +304,44 @@ out:
 	arena_free(a);
 	return e;
 }
+
+enum err
+verdict_not_run(struct tester *t, const struct store_test_run *run,
+    const char *summary, const char *log)
+{
+	struct arena *a = arena_new();
+	struct store_series s;
+	struct store_check k;
+	struct tpos p;
+	bool same = false;
+	enum err e;
+
+	memset(&p, 0, sizeof(p));
+	e = store_check_last_is(
+	    t->st, run->commit, TESTER_CONTEXT, "warning", summary, &same);
+	if (e != ERR_OK || same || run->patch_id == 0)
+		goto out;
+	if ((e = store_patch_get(t->st, a, run->patch_id, &p.row)) != ERR_OK ||
+	    (e = store_series_get(t->st, a, p.row.series_id, &s)) != ERR_OK)
+		goto out;
+	p.contribution = s.contribution_id;
+	memset(&k, 0, sizeof(k));
+	k.patch_id = p.row.id;
+	k.series_id = p.row.series_id;
+	k.context = TESTER_CONTEXT;
+	k.state = "warning";
+	k.summary = summary;
+	k.log = log;
+	k.base_commit = run->base;
+	k.reporter = "patchyard";
+	k.time = time_now();
+	k.commit = run->commit;
+	if ((e = store_check_add(t->st, &k)) != ERR_OK)
+		goto out;
+	if (t->stats)
+		t->stats->checks++;
+	e = event(t, &p, k.time, "check", TESTER_CONTEXT " warning", NULL);
+out:
+	arena_free(a);
+	return e;
+}

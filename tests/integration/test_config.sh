@@ -77,14 +77,14 @@ fi
 # bot.conf.example checks on any machine and names every key; a copy
 # with a bad key appended is refused with that key's file:line.
 ex="$TOP/bot.conf.example"
-if (cd "$T" && "$PATCHYARD" -c "$ex" config) >"$T/out" 2>"$T/err"; then
+if (cd "$T" && "$PATCHYARD" -c "$ex" config) >"$T/out" 2>"$T/ex.err"; then
 	sed -n 's/^#\{0,1\}\t\([a-z][a-z0-9-]*\) = .*/\1/p' "$ex" | sort -u >"$T/keys"
 	[ "$(wc -l <"$T/keys")" -ge 50 ] || bad "only $(wc -l <"$T/keys") keys in the example"
 	while read -r k; do
 		grep -Eq "^#?	(# )?$k( = | is )" "$T/out" || bad "config does not print $k"
 	done <"$T/keys"
 else
-	bad "patchyard -c bot.conf.example config fails: $(cat "$T/err")"
+	bad "patchyard -c bot.conf.example config fails: $(cat "$T/ex.err")"
 fi
 cp "$ex" "$T/copy.conf"
 printf '[smtp]\n\tno-such-key = 1\n' >>"$T/copy.conf"
@@ -95,6 +95,21 @@ rc=$?
 grep -q "^$T/copy.conf:$n: unknown key 'no-such-key' in section 'smtp'\$" "$T/err" ||
 	bad "the broken copy's error: $(cat "$T/err")"
 ok "bot.conf.example checks and names every key; a bad key is file:line"
+
+# Tests run code from mail: test.sandbox = none is valid, but config
+# warns about it (exit 0, the configuration still printed); the default
+# (bwrap) says nothing.
+[ -s "$T/ex.err" ] && bad "bot.conf.example warns: $(cat "$T/ex.err")"
+cp "$ex" "$T/none.conf"
+printf '[test]\n\tsandbox = none\n' >>"$T/none.conf"
+if "$PATCHYARD" -c "$T/none.conf" config >"$T/out" 2>"$T/err"; then
+	grep -q "^patchyard: warning: $T/none.conf: test.sandbox = none: " "$T/err" ||
+		bad "no warning about sandbox = none: $(cat "$T/err")"
+	has "$T/out" "	sandbox = none"
+else
+	bad "sandbox = none is refused: $(cat "$T/err")"
+fi
+ok "sandbox = none is warned about, exit 0; the default is not"
 
 # Every error at once, each with file:line, exit 1, nothing on stdout.
 cat >"$T/broken.conf" <<'EOF'

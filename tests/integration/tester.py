@@ -6,13 +6,16 @@ SMTP sink: a good queue passes; one breaking patch in the middle of a
 confirming run, dropped as failures, the rest passes, and its author is
 mailed; a second `patchyard test` runs nothing; a hanging test ends at the
 timeout with nothing of it left in the process table, nor of a background
-process that ignores SIGTERM; 100 MB of output are capped; under bwrap a
-test can neither reach the network nor write outside its tree, and its
-log says why; a flaky failure blames nobody; retests by mail and from the
+process that ignores SIGTERM, nor of one that left with setsid; 100 MB of
+output are capped; under bwrap (the default) a test can neither reach the
+network nor write outside its tree, and its log says why; without bwrap
+nothing runs unless test.sandbox = none is written, and a warning check
+says why; a flaky failure blames nobody; retests by mail and from the
 terminal run again; a tester killed in the middle of a run loses nothing.
 
 The test command counts its runs itself, in a file outside the work tree
-(its name is written into the tree's check.sh by this script)."""
+(its name is written into the tree's check.sh by this script): the scenes
+that rely on that say test.sandbox = none."""
 import os, re, signal, socket, sqlite3, subprocess, sys, tempfile, shutil, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from yardlib import *
@@ -33,12 +36,15 @@ UTIL = 'int util(void) { return 0; }\n'
 CHECK = '''#!/bin/sh
 echo "$PATCHYARD_COMMIT $PATCHYARD_PATCH" >> %(runs)s
 if [ -e hang ]; then
-	cut -d' ' -f5 /proc/$$/stat > %(pgid)s
 	sleep 600 & sleep 600
 fi
 if [ -e bg ]; then
-	cut -d' ' -f5 /proc/$$/stat > %(pgid)s
 	sh -c 'trap "" TERM; sleep 600' &
+fi
+if [ -e detach ]; then
+	setsid sh -c 'sleep 600 & sleep 600' &
+	setsid -f sleep 600
+	sleep 0.5
 fi
 if [ -e flood ]; then
 	echo START; head -c 104857600 /dev/zero | tr '\\0' x; echo; echo END
@@ -57,17 +63,20 @@ make -s check
 '''
 
 
-def in_group(pgid):
-    """Processes (zombies too) of a process group, from /proc."""
+def left_of(commit):
+    """Processes (zombies too) of a test of commit, whatever group or
+    session they are in: every one has PATCHYARD_COMMIT in its
+    environment."""
+    mark = b'PATCHYARD_COMMIT=' + commit.encode()
     n = []
     for d in os.listdir('/proc'):
         if not d.isdigit():
             continue
         try:
-            st = open('/proc/%s/stat' % d).read()
+            env = open('/proc/%s/environ' % d, 'rb').read()
         except OSError:
             continue
-        if int(st[st.rindex(')') + 2:].split()[2]) == pgid:
+        if mark in env.split(b'\0'):
             n.append(d)
     return n
 
@@ -75,11 +84,11 @@ def in_group(pgid):
 class Scene:
     """One upstream with the C project, a staging tree, a yard."""
 
-    def __init__(self, tmp, name, test_conf, files=None, smtp=None, port=0):
+    def __init__(self, tmp, name, test_conf, files=None, smtp=None, port=0, sandbox='none'):
+        """sandbox: test.sandbox's value; None: no line (bwrap, the default)."""
         self.dir = os.path.join(tmp, name)
         os.makedirs(self.dir)
         self.runs = os.path.join(self.dir, 'runs.log')
-        self.pgid = os.path.join(self.dir, 'pgid')
         self.outside = os.path.join(self.dir, 'outside')
         self.port = port or free_port()
         up = os.path.join(self.dir, 'up')
@@ -87,7 +96,7 @@ class Scene:
         self.repo.write('Makefile', MAKEFILE)
         self.repo.write('main.c', MAIN)
         self.repo.write('util.c', UTIL)
-        self.repo.write('check.sh', CHECK % {'runs': self.runs, 'pgid': self.pgid,
+        self.repo.write('check.sh', CHECK % {'runs': self.runs,
                                              'seen': os.path.join(self.dir, 'seen'),
                                              'port': self.port, 'outside': self.outside})
         for f, c in (files or {}).items():
@@ -104,7 +113,7 @@ class Scene:
 	authserv-id = %s
 [test]
 	command = sh check.sh
-%s''' % (up, self.dir, AS, test_conf)
+%s%s''' % (up, self.dir, AS, test_conf, '\tsandbox = %s\n' % sandbox if sandbox else '')
         if smtp:
             extra += '[smtp]\n\turl = smtp://127.0.0.1:%d\n\tstarttls = never\n' % smtp.port
         self.y = Yard(self.dir, extra)
@@ -252,9 +261,9 @@ def timeout_and_leftovers(tmp):
     fails = [k for k in ks if k['state'] == 'fail']
     check('timeout: the check fails with "timeout" in its summary',
           fails and 'timeout' in fails[-1]['summary'], ks)
-    pgid = int(open(s.pgid).read().split()[0]) if os.path.exists(s.pgid) else 0
-    check('timeout: nothing of the test is left in the process table', pgid > 1 and not in_group(pgid),
-          (pgid, in_group(pgid) if pgid > 1 else None))
+    commit = fails[-1]['commit'] if fails else ''
+    check('timeout: nothing of the test is left in the process table', commit and not left_of(commit),
+          (commit, left_of(commit) if commit else None))
     check('timeout: the patch stays (report)', s.y.states(msgid(mails[0]))[0][1] == 'staged', s.y.states(msgid(mails[0])))
     check('timeout: ended in time (2 s runs, not 600 s)', time.time() - t0 < 60, time.time() - t0)
 
@@ -263,12 +272,32 @@ def timeout_and_leftovers(tmp):
     s.y.run('rebuild')
     s.test()
     ks = s.checks(msgid(mails[0]))
-    pgid = int(open(s.pgid).read().split()[0]) if os.path.exists(s.pgid) else 0
+    commit = ks[-1]['commit'] if ks else ''
     check('background: the test passes', ks and ks[-1]['state'] == 'success', ks)
     check('background: the log says a process was left and ended',
           ks and 'left running ended' in (ks[-1]['log_tail'] or ''), ks[-1:])
-    check('background: nothing of it is left in the process table', pgid > 1 and not in_group(pgid),
-          (pgid, in_group(pgid) if pgid > 1 else None))
+    check('background: nothing of it is left in the process table', commit and not left_of(commit),
+          (commit, left_of(commit) if commit else None))
+
+    # The review's hole: processes that leave the test's session and
+    # group (setsid, a double fork) were neither counted nor ended.
+    s = Scene(tmp, 'detach', '\tmode = stack\n')
+    mails = s.post([('detach', lambda _: 'yes\n', 'test: leave with setsid')])
+    s.y.run('rebuild')
+    s.test()
+    ks = s.checks(msgid(mails[0]))
+    commit = ks[-1]['commit'] if ks else ''
+    lt = (ks[-1]['log_tail'] or '') if ks else ''
+    db = sqlite3.connect(os.path.join(s.dir, 'yard.db'))
+    logs = [r[0] for r in db.execute('SELECT log FROM test_run')]
+    db.close()
+    check('setsid: the test passes, its processes in a PID namespace of its own',
+          ks and ks[-1]['state'] == 'success' and logs and
+          'processes: in a PID namespace of its own' in logs[-1], (ks[-1:], logs[-1:]))
+    check('setsid: the log says the 3 detached processes were ended', re.search(r'[3-9] processes left running ended', lt),
+          lt[-400:])
+    check('setsid: nothing of it is left in the process table', commit and not left_of(commit),
+          (commit, left_of(commit) if commit else None))
 
 
 def flood(tmp):
@@ -284,30 +313,47 @@ def flood(tmp):
     lg = logs[-1] if logs else ''
     check('flood: the log is capped near 1 MB', 1 << 20 <= len(lg) < (1 << 20) + 4096, len(lg))
     check('flood: it keeps head and tail and says what was cut',
-          'START' in lg[:2000] and lg.rstrip().split('\n')[-2] == 'END' and
+          'START' in lg[:2000] and
+          [l for l in lg.rstrip().split('\n') if not l.startswith('patchyard:')][-1] == 'END' and
           re.search(r'\[patchyard: \d+ bytes of output cut here', lg), lg[-300:])
 
 
 def sandbox(tmp):
-    """The same two tests without a sandbox (they pass: the checks can
-    fail) and under bwrap (they fail, saying why)."""
+    """The same two tests with test.sandbox = none (they pass: the checks
+    can fail) and under bwrap, the default (they fail, saying why)."""
     if not shutil.which('bwrap'):
         check('bwrap is installed (scripts/install-deps)', False)
         return
-    # Without bwrap to be found, nothing runs and nobody is blamed.
-    s = Scene(tmp, 'no-bwrap', '\tmode = stack\n\tsandbox = bwrap\n')
-    mails = s.post([note(1)])
-    s.y.run('rebuild')
-    r = sh([YARD, '-c', s.y.conf, 'test'], env=dict(os.environ, PATH='/nonexistent'), check_rc=False)
-    check('no bwrap: test fails, saying so, and records nothing',
-          r.returncode == 1 and b'bwrap' in r.stderr and s.checks(msgid(mails[0])) == [] and
-          not s.runs_log(), (r.returncode, r.stderr))
+    # Without bwrap to be found nothing runs, whether bwrap is the
+    # default or written out: the target gets a warning check that says
+    # why, once, and nobody is blamed; once bwrap is back, it runs.
+    for name, sb in (('default', None), ('written', 'bwrap')):
+        s = Scene(tmp, 'no-bwrap-' + name, '\tmode = stack\n', sandbox=sb)
+        mails = s.post([note(1)])
+        s.y.run('rebuild')
+        nopath = dict(os.environ, PATH='/nonexistent')
+        r = sh([YARD, '-c', s.y.conf, 'test'], env=nopath, check_rc=False)
+        ks = s.checks(msgid(mails[0]))
+        check('no bwrap (%s): test exits 1, saying so' % name,
+              r.returncode == 1 and b'bwrap sandbox does not work' in r.stderr, (r.returncode, r.stderr))
+        check('no bwrap (%s): nothing runs; a warning check on the tip says why' % name,
+              not s.runs_log() and [k['state'] for k in ks] == ['warning'] and
+              'not run' in ks[0]['summary'] and 'no bwrap on PATH' in ks[0]['summary'] and
+              'test.sandbox = none' in ks[0]['summary'], ks)
+        sh([YARD, '-c', s.y.conf, 'test'], env=nopath, check_rc=False)
+        check('no bwrap (%s): a second test adds nothing' % name,
+              len(s.checks(msgid(mails[0]))) == 1 and not s.runs_log(), s.checks(msgid(mails[0])))
+        r = s.test()
+        ks = s.checks(msgid(mails[0]))
+        check('no bwrap (%s): with bwrap back the test runs, sandboxed' % name,
+              r.returncode == 0 and [k['state'] for k in ks] == ['warning', 'success'] and
+              'sandbox: bwrap' in (ks[-1]['log_tail'] or ''), (r.stderr, ks))
     srv = socket.socket()
     srv.bind(('127.0.0.1', 0))
     srv.listen(8)
     try:
-        for name, conf in (('plain', ''), ('bwrap', '\tsandbox = bwrap\n')):
-            s = Scene(tmp, 'net-' + name, '\tmode = stack\n' + conf, port=srv.getsockname()[1])
+        for name, sb in (('plain', 'none'), ('bwrap', None)):
+            s = Scene(tmp, 'net-' + name, '\tmode = stack\n', port=srv.getsockname()[1], sandbox=sb)
             mails = s.post([('net', lambda _: 'yes\n', 'test: reach the network')])
             s.y.run('rebuild')
             s.test()
@@ -319,7 +365,7 @@ def sandbox(tmp):
                 check('network: under bwrap the test fails', last.get('state') == 'fail', last)
                 check('network: and its log says why', 'sandbox: bwrap: no network' in lt and
                       re.search('(refused|unreachable)', lt) is not None, lt)
-            s = Scene(tmp, 'out-' + name, '\tmode = stack\n' + conf)
+            s = Scene(tmp, 'out-' + name, '\tmode = stack\n', sandbox=sb)
             mails = s.post([('escape', lambda _: 'yes\n', 'test: write outside the tree')])
             s.y.run('rebuild')
             s.test()

@@ -29,7 +29,7 @@ static const char *const conflict_names[] = { "keep", "drop" };
 static const char *const mode_names[] = { "stack", "patch", "series" };
 static const char *const failure_names[] = { "report", "drop" };
 static const char *const forward_names[] = { "series", "pull" };
-static const char *const sandbox_names[] = { "none", "bwrap" };
+static const char *const sandbox_names[] = { "bwrap", "none" };
 
 /* One "key = value" line; newlines and tabs escaped to keep one line. */
 static void
@@ -724,7 +724,7 @@ test_many_keys_in_a_section(void **state)
 	    "[test]\n\tcommand = make\n\ttimeout = 5\n\tmode = patch\n"
 	    "\ton-failure = drop\n\tjobs = 2\n\toutput-cap = 1M\n"
 	    "\tcpu = 60\n\tmemory = 512M\n\tfiles = 64\n\tprocesses = 32\n"
-	    "\tsandbox = bwrap\n",
+	    "\tsandbox = none\n",
 	    &c);
 	p = config_project(&c, "p");
 	assert_string_equal(p->branch, "main");
@@ -740,7 +740,7 @@ test_many_keys_in_a_section(void **state)
 	assert_true(c.test_memory == 512LL * 1024 * 1024);
 	assert_int_equal(c.test_files, 64);
 	assert_int_equal(c.test_processes, 32);
-	assert_int_equal(c.test_sandbox, CONF_SANDBOX_BWRAP);
+	assert_int_equal(c.test_sandbox, CONF_SANDBOX_NONE);
 	arena_free(a);
 }
 
@@ -753,6 +753,8 @@ test_numbers_and_sizes(void **state)
 
 	(void)state;
 	parse_ok(a, HEAD, &c);
+	/* Sandboxed unless none is written out. */
+	assert_int_equal(c.test_sandbox, CONF_SANDBOX_BWRAP);
 	assert_true(c.test_output_cap == 10 * 1024 * 1024);
 	assert_true(c.test_memory == 4LL * 1024 * 1024 * 1024);
 	assert_int_equal(c.run_upstream_interval, 3600);

@@ -1,11 +1,15 @@
 /*
- * The test runner's process handling (bot/tester/runner.c) with real
- * processes: exit status and signals, the environment given and nothing
- * else, the output cap keeping head and tail, the timeout ending a whole
- * process group, a background process that ignores SIGTERM, the process
- * count, the resource limits, and bubblewrap (when it is installed).
- * "Nothing left" is checked in the process table: no process of the
- * runner's group remains, zombies included.
+ * The test runner's process handling (bot/tester/runner.c, spawn.c)
+ * with real processes: exit status and signals, the environment given
+ * and nothing else, the output cap keeping head and tail, the timeout
+ * ending a whole test, a background process that ignores SIGTERM, one
+ * that leaves the group with setsid, the process count, the resource
+ * limits, bubblewrap (when it is installed), and all of it again as an
+ * unprivileged user, whose test runs in a user namespace of its own
+ * where a fork beyond test.processes fails.  "Nothing left" is checked
+ * in the process table: no process of the runner's group remains,
+ * zombies included, and none that carries the test's mark in its
+ * environment (what left the group).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,10 +19,21 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "bot/tester/runner.h"
@@ -102,6 +117,68 @@ in_group(pid_t g)
 	}
 	closedir(d);
 	return n;
+}
+
+/* Processes (zombies too) whose environment holds the line mark;
+ * killed too when kill_them. */
+static int
+find_marked(const char *mark, bool kill_them)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	size_t len = strlen(mark);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)) != NULL) {
+		char path[300], buf[8192];
+		ssize_t k, i;
+		int fd;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/environ", de->d_name);
+		if ((fd = open(path, O_RDONLY)) < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		for (i = 0; i < k; i += (ssize_t)strlen(buf + i) + 1) {
+			if (strlen(buf + i) == len &&
+			    !memcmp(buf + i, mark, len)) {
+				n++;
+				if (kill_them)
+					(void)kill(
+					    (pid_t)atol(de->d_name), SIGKILL);
+				break;
+			}
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static int
+marked(const char *mark)
+{
+	return find_marked(mark, false);
+}
+
+/* env with a mark added, unique to this process and name. */
+static char **
+with_mark(char *mark, size_t n, const char *name)
+{
+	static char *e[8];
+	size_t i;
+
+	snprintf(mark, n, "PATCHYARD_MARK=%ld-%s", (long)getpid(), name);
+	for (i = 0; env[i]; i++)
+		e[i] = env[i];
+	e[i++] = mark;
+	e[i] = NULL;
+	return e;
 }
 
 /* Run s to its end; the group it made in *group. */
@@ -362,6 +439,292 @@ test_bwrap(void **state)
 	runner_result_free(&res);
 }
 
+/*
+ * The review's hole: a test that leaves its process group (setsid, a
+ * double fork) was neither counted nor ended.  In its own PID namespace
+ * it is both: the run waits for it, counts it as left behind, and ends
+ * it with the rest.
+ */
+static void
+test_setsid_escape(void **state)
+{
+	struct runner_spec s =
+	    spec("setsid sh -c 'sleep 300 & sleep 300' & "
+	         "setsid -f sleep 300; sleep 0.5; echo done");
+	struct runner_result res;
+	char mark[80];
+	pid_t g;
+
+	(void)state;
+	s.env = with_mark(mark, sizeof(mark), "setsid");
+	run(&s, &res, &g);
+	assert_int_equal(res.hold, SPAWN_NS);
+	assert_int_equal(res.end, RUNNER_EXITED);
+	assert_int_equal(res.code, 0);
+	assert_non_null(strstr(res.log, "done"));
+	assert_true(res.left >= 3);
+	assert_int_equal(in_group(g), 0);
+	assert_int_equal(marked(mark), 0);
+	runner_result_free(&res);
+	/* Counted too: 10 processes that left the group are too many. */
+	s = spec("for i in 1 2 3 4 5 6 7 8 9 10; do setsid sleep 300 & done; "
+	         "wait");
+	s.env = with_mark(mark, sizeof(mark), "setsid-count");
+	s.processes = 5;
+	run(&s, &res, &g);
+	assert_int_equal(res.end, RUNNER_PROCESSES);
+	assert_true(res.most > 5);
+	assert_int_equal(marked(mark), 0);
+	runner_result_free(&res);
+}
+
+/* Its own PID namespace, with a /proc of its own: the shell is pid 2
+ * (the init is 1), /proc/$$ is itself, and nothing else is seen. */
+static void
+test_pid_namespace(void **state)
+{
+	struct runner_spec s =
+	    spec("echo pid=$$; grep -c . /proc/$$/stat; "
+	         "ls /proc | grep -c '^[0-9]'; cat /proc/1/cmdline | wc -c");
+	struct runner_result res;
+	pid_t g;
+
+	(void)state;
+	run(&s, &res, &g);
+	assert_int_equal(res.hold, SPAWN_NS);
+	assert_int_equal(res.code, 0);
+	/* 1 line of stat; init, sh, ls and grep; the init's argv is the
+	 * runner's own (it does not execute anything). */
+	assert_non_null(strstr(res.log, "pid=2\n1\n4\n"));
+	runner_result_free(&res);
+}
+
+/*
+ * A fork bomb of sorts: 40 processes at once where 5 are allowed.  As
+ * root the run is ended at the next look; unprivileged (below) the
+ * sixth fork fails.
+ */
+static void
+test_fork_bomb(void **state)
+{
+	struct runner_spec s =
+	    spec("i=0; while [ $i -lt 40 ]; do "
+	         "setsid sleep 300 & i=$((i+1)); done; wait");
+	struct runner_result res;
+	char mark[80];
+	pid_t g;
+
+	(void)state;
+	s.env = with_mark(mark, sizeof(mark), "bomb");
+	s.processes = 5;
+	run(&s, &res, &g);
+	assert_int_equal(res.end, RUNNER_PROCESSES);
+	assert_int_equal(marked(mark), 0);
+	runner_result_free(&res);
+}
+
+/* ---- as an unprivileged user ---- */
+
+#define UNPRIV_UID 65534
+#define UNPRIV_SKIP 77
+
+/* A check in the unprivileged child: cmocka's asserts cannot cross the
+ * fork, so a failure exits with the line that failed. */
+#define CHILD_CHECK(cond)                                                      \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(                                               \
+			    stderr, "test_runner: unprivileged: %s\n", #cond); \
+			_exit(__LINE__ % 200 + 1);                             \
+		}                                                              \
+	} while (0)
+
+static void
+child_run(const struct runner_spec *s, struct runner_result *res)
+{
+	struct runner *r = NULL;
+
+	CHILD_CHECK(runner_start(s, &r) == ERR_OK);
+	while (!runner_done(r))
+		runner_poll(&r, 1, 1000);
+	runner_finish(r, res);
+}
+
+/* What the unprivileged user runs: the bound, setsid, bwrap. */
+static void
+unprivileged(const char *utree, const char *uhome)
+{
+	struct runner_spec s;
+	struct runner_result res;
+	char mark[80];
+
+	runner_reaper(true);
+	log_set_level(LOG_WARN);
+	s = spec("echo pid=$$");
+	s.dir = utree;
+	s.home = uhome;
+	child_run(&s, &res);
+	if (res.hold != SPAWN_NS_BOUND) {
+		fprintf(stderr,
+		    "test_runner: no user namespace for uid %d "
+		    "here, skipped\n",
+		    UNPRIV_UID);
+		_exit(UNPRIV_SKIP);
+	}
+	CHILD_CHECK(strstr(res.log, "pid=2\n") != NULL);
+	runner_result_free(&res);
+	/* 40 wanted, 5 allowed: the sixth fork fails, and that is all the
+	 * run ever has.  The shell stops at the failed fork; the others
+	 * are ended with the run. */
+	s = spec("i=0; while [ $i -lt 40 ]; do setsid sleep 300 & "
+	         "i=$((i+1)); done; wait");
+	s.dir = utree;
+	s.home = uhome;
+	s.env = with_mark(mark, sizeof(mark), "unpriv-bomb");
+	s.processes = 5;
+	child_run(&s, &res);
+	CHILD_CHECK(res.end == RUNNER_EXITED && res.code != 0);
+	CHILD_CHECK(strstr(res.log, "Cannot fork") != NULL);
+	CHILD_CHECK(res.most <= 5);
+	CHILD_CHECK(res.left >= 1);
+	CHILD_CHECK(marked(mark) == 0);
+	runner_result_free(&res);
+	/* The review's case: escaped with setsid, ended all the same. */
+	s = spec("setsid sh -c 'sleep 300 & sleep 300' & sleep 0.3");
+	s.dir = utree;
+	s.home = uhome;
+	s.env = with_mark(mark, sizeof(mark), "unpriv-setsid");
+	child_run(&s, &res);
+	CHILD_CHECK(res.end == RUNNER_EXITED && res.code == 0);
+	CHILD_CHECK(res.left >= 2);
+	CHILD_CHECK(marked(mark) == 0);
+	runner_result_free(&res);
+	/* bwrap in the test's user namespace. */
+	if (runner_have_bwrap()) {
+		s = spec("echo x > f && cat /proc/1/cmdline | tr '\\0' ' '; "
+		         "echo; echo x > /etc/escape || echo no-etc");
+		s.dir = utree;
+		s.home = uhome;
+		s.bwrap = true;
+		child_run(&s, &res);
+		CHILD_CHECK(res.end == RUNNER_EXITED && res.code == 0);
+		CHILD_CHECK(strstr(res.log, "bwrap") != NULL);
+		CHILD_CHECK(strstr(res.log, "no-etc") != NULL);
+		runner_result_free(&res);
+	}
+	_exit(0);
+}
+
+static void
+test_unprivileged(void **state)
+{
+	char utree[300], uhome[300];
+	pid_t pid;
+	int st;
+
+	(void)state;
+	snprintf(utree, sizeof(utree), "%s/u/tree", tmp);
+	snprintf(uhome, sizeof(uhome), "%s/u/home", tmp);
+	assert_int_equal(gt_sh("mkdir -p %s %s", utree, uhome), 0);
+	if (geteuid() == 0)
+		assert_int_equal(gt_sh("chmod 755 %s %s/u && chown %d %s %s",
+		                     tmp, tmp, UNPRIV_UID, utree, uhome),
+		    0);
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		if (geteuid() == 0 &&
+		    (setgroups(0, NULL) != 0 ||
+		        setresgid(UNPRIV_UID, UNPRIV_UID, UNPRIV_UID) != 0 ||
+		        setresuid(UNPRIV_UID, UNPRIV_UID, UNPRIV_UID) != 0))
+			_exit(1);
+		unprivileged(utree, uhome);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == UNPRIV_SKIP)
+		skip();
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* ---- where no namespace can be made ---- */
+
+/* A seccomp filter that fails clone(2) and unshare(2) with a new PID
+ * or user namespace, as a container's or a unit's filter may. */
+static bool
+forbid_namespaces(void)
+{
+#if defined(__x86_64__)
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 1, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		    CLONE_NEWPID | CLONE_NEWUSER, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+#else
+	return false;
+#endif
+}
+
+/* What a test without a namespace still gets: its process group is
+ * counted and ended; what leaves the group escapes (and is ended here
+ * by hand). */
+static void
+test_no_namespace(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		struct runner_spec s;
+		struct runner_result res;
+		char mark[80];
+		int escaped;
+
+		if (!forbid_namespaces())
+			_exit(UNPRIV_SKIP);
+		runner_reaper(true);
+		s = spec(
+		    "sh -c 'trap \"\" TERM; sleep 300' & setsid -f sleep 300; "
+		    "sleep 0.3; echo pid=$$");
+		s.env = with_mark(mark, sizeof(mark), "no-ns");
+		child_run(&s, &res);
+		/* The one that left the group is still there: ended by hand
+		 * before anything is checked. */
+		escaped = find_marked(mark, true);
+		CHILD_CHECK(res.hold == SPAWN_GROUP);
+		CHILD_CHECK(res.end == RUNNER_EXITED && res.code == 0);
+		CHILD_CHECK(strstr(res.log, "pid=2\n") == NULL);
+		CHILD_CHECK(res.left >= 1);
+		CHILD_CHECK(in_group(res.group) == 0);
+		CHILD_CHECK(escaped == 1);
+		runner_result_free(&res);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == UNPRIV_SKIP)
+		skip();
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int
 main(void)
 {
@@ -375,6 +738,11 @@ main(void)
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_bwrap),
+		cmocka_unit_test(test_setsid_escape),
+		cmocka_unit_test(test_pid_namespace),
+		cmocka_unit_test(test_fork_bomb),
+		cmocka_unit_test(test_unprivileged),
+		cmocka_unit_test(test_no_namespace),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
