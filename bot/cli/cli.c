@@ -70,6 +70,7 @@ static const char usage_text[] =
     "  config                        check the config, print it with "
     "defaults\n"
     "  serve [--listen ADDR:PORT] [--timeout S] [--connections N]\n"
+    "        [--per-client N] [--threads N]\n"
     "                                status pages, JSON API, mbox, Atom\n"
     "  publish DIR                   the same pages as static files\n";
 
