@@ -112,7 +112,18 @@ def smuggling(port):
 
 def many_from_one(port, n=128):
     """n connections from one address at once, then a request on each:
-    every one answered."""
+    every one answered.  Tried again after a pause if not: the server
+    counts a closed connection of an earlier test until it has cleaned
+    it up."""
+    for _ in range(3):
+        answered = served_at_once(port, n)
+        if answered == n:
+            break
+        time.sleep(1)
+    check('%d connections from one address: all served' % n, answered == n, answered)
+
+
+def served_at_once(port, n):
     socks = [connect(port) for _ in range(n)]
     answered = 0
     try:
@@ -132,7 +143,7 @@ def many_from_one(port, n=128):
     finally:
         for s in socks:
             s.close()
-    check('%d connections from one address: all served' % n, answered == n, answered)
+    return answered
 
 
 def idle_flood(port, n=300):
