@@ -6,9 +6,24 @@
 #ifndef PARSERS_LIMITS_H
 #define PARSERS_LIMITS_H
 
-/* Whole mail.  The largest patch series mails on lore are a few MB; list
- * servers refuse far less (vger: 10 MB).  Above this we store and mark. */
+/* Whole mail, as far as the parsers read it.  The largest patch series
+ * mails on lore are a few MB; list servers refuse far less (vger: 10 MB).
+ * A larger mail is stored whole, marked ("mail size") and not parsed. */
 #define LIMIT_MAIL_SIZE (16u * 1024 * 1024)
+
+/*
+ * Whole mail, as far as it is stored: four times what is parsed.  A
+ * source holds a mail whole in memory before it is stored (an import's
+ * queue holds a few, and SQLite binds a copy), so there must be a cap;
+ * no list passes such a mail, and the IMAP transport refuses a literal
+ * above 64 MB already (libetpan's own cap, bot/source/imap_tls.c).
+ * SQLite's blob limit (1,000,000,000 bytes) is far above.  A larger
+ * mail is not stored at all, rather than cut: it is refused with a log
+ * line naming where it is (its mbox byte offset, Maildir file,
+ * public-inbox commit or IMAP UID), and `ingest` exits 65 for the MTA
+ * to bounce it to its sender (docs/DECISIONS.md).
+ */
+#define LIMIT_MAIL_STORE (64u * 1024 * 1024)
 
 /* Header block.  Real headers are a few KB; long Received chains and
  * References lists stay far under 256 KB. */

@@ -302,8 +302,6 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 	memset(m, 0, sizeof(*m));
 	m->from.name = m->from.email = "";
 	m->subject = "";
-	if (o->truncated)
-		m->flags |= MAIL_F_TRUNCATED;
 	if (hdr_split(a, raw, n, &m->hdr) != ERR_OK) {
 		m->flags |= MAIL_F_OVERLIMIT;
 		m->limit = m->hdr.limit ? m->hdr.limit : "header";
@@ -312,9 +310,9 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 		m->refs = arena_alloc(a, sizeof(*m->refs));
 		return ERR_LIMIT;
 	}
-	if (n > LIMIT_MAIL_SIZE || o->truncated) {
+	if (n > LIMIT_MAIL_SIZE) {
 		/* The header is whole: keep the key and who sent it, but
-		 * do not read a body that is cut or too big. */
+		 * do not read a body that big. */
 		m->flags |= MAIL_F_OVERLIMIT;
 		m->limit = "mail size";
 		make_hash(m, raw, n, true);

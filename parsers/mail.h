@@ -34,7 +34,9 @@ enum mail_flag {
 	MAIL_F_NOMSGID = 1 << 2, /* no valid Message-ID: one was made */
 	MAIL_F_BROKEN = 1 << 3, /* broken MIME, parsed as far as it went */
 	MAIL_F_CHARSET = 1 << 4, /* unknown charset or invalid bytes */
-	MAIL_F_TRUNCATED = 1 << 5, /* (source) cut at LIMIT_MAIL_SIZE */
+	MAIL_F_TRUNCATED = 1 << 5, /* (source) cut at LIMIT_MAIL_SIZE: only
+	                              rows stored before sources handed out
+	                              every mail whole carry it */
 	MAIL_F_AUTO = 1 << 6, /* automated: never acted on or answered */
 	MAIL_F_NODATE = 1 << 7, /* no parseable Date: */
 	MAIL_F_DATEZONE = 1 << 8, /* a Date: (or the patch's) whose zone was
@@ -44,7 +46,6 @@ enum mail_flag {
 struct mail_opts {
 	const char *command_prefix; /* NULL: commands are not parsed */
 	const char *bot_address; /* mail from it is MAIL_BOT */
-	bool truncated; /* the source cut the mail at LIMIT_MAIL_SIZE */
 };
 
 struct mail {

@@ -32,6 +32,8 @@
 #include "util/xalloc.h"
 
 #define EXIT_TEMPFAIL 75
+/* sysexits' EX_DATAERR: the MTA returns the mail to its sender. */
+#define EXIT_DATAERR 65
 /* A log smaller than this is indexed in a few milliseconds by the next
  * command (about 0.6 ms a MB): not worth a process. */
 #define IMPORT_DETACH_LOG (4LL << 20)
@@ -70,6 +72,7 @@ static const char usage_text[] =
     "  config                        check the config, print it with "
     "defaults\n"
     "  serve [--listen ADDR:PORT] [--timeout S] [--connections N]\n"
+    "        [--per-client N] [--threads N]\n"
     "                                status pages, JSON API, mbox, Atom\n"
     "  publish DIR                   the same pages as static files\n";
 
@@ -117,35 +120,34 @@ cmd_init(struct cli *c)
 	return 0;
 }
 
-/* Read all of stdin, at most max bytes; *truncated when there was more. */
+/*
+ * Read all of stdin, whole, at most max bytes.  A longer mail is read to
+ * its end but not kept: ERR_LIMIT, *total its size.
+ */
 static enum err
-read_stdin(struct buf *b, size_t max, bool *truncated)
+read_stdin(struct buf *b, size_t max, uint64_t *total)
 {
 	char chunk[65536];
 	size_t r;
 
-	*truncated = false;
+	*total = 0;
 	buf_init(b, 0);
 	while ((r = fread(chunk, 1, sizeof(chunk), stdin)) > 0) {
-		size_t room = max - b->n;
-
-		if (r > room) {
-			*truncated = true;
-			r = room;
-		}
-		if (buf_add(b, chunk, r) != ERR_OK)
-			return ERR_LIMIT;
+		*total += r;
+		if (*total <= max)
+			buf_add(b, chunk, r);
+		else
+			buf_free(b);
 	}
 	if (ferror(stdin)) {
 		log_err("ingest: stdin: %s", strerror(errno));
 		return ERR_IO;
 	}
-	return ERR_OK;
+	return *total > max ? ERR_LIMIT : ERR_OK;
 }
 
 static int
-ingest_one(
-    struct cli *c, const char *project, const struct buf *raw, bool truncated)
+ingest_one(struct cli *c, const char *project, const struct buf *raw)
 {
 	struct ingest *in = ingest_new(c->st, &c->conf);
 	struct arena *a = arena_new();
@@ -159,7 +161,6 @@ ingest_one(
 
 	ingest_set_road(in, &road);
 	ingest_mail_opts(in, &o);
-	o.truncated = truncated;
 	mail_parse(a, buf_cstr(raw), raw->n, &o, &m);
 	if ((e = store_begin(c->st)) == ERR_OK) {
 		e = ingest_project(in, project, &m, &pid);
@@ -184,8 +185,9 @@ cmd_ingest(struct cli *c)
 {
 	const char *project = NULL;
 	struct buf raw;
-	bool truncated;
+	uint64_t total;
 	int i, rc;
+	enum err e;
 
 	for (i = 1; i < c->argc; i++) {
 		if (strcmp(c->argv[i], "--project") == 0 && i + 1 < c->argc)
@@ -197,11 +199,21 @@ cmd_ingest(struct cli *c)
 	 * keeps the mail meanwhile. */
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_CREATE) != ERR_OK)
 		return EXIT_TEMPFAIL;
-	if (read_stdin(&raw, LIMIT_MAIL_SIZE, &truncated) != ERR_OK) {
+	e = read_stdin(&raw, LIMIT_MAIL_STORE, &total);
+	if (e == ERR_LIMIT) {
+		/* Stored whole or not at all: the MTA returns it to its
+		 * sender, who still has it. */
+		log_err("ingest: standard input: the mail is %llu bytes, over "
+		        "the %u bytes a mail may have: not stored",
+		    (unsigned long long)total, LIMIT_MAIL_STORE);
+		buf_free(&raw);
+		return EXIT_DATAERR;
+	}
+	if (e != ERR_OK) {
 		buf_free(&raw);
 		return EXIT_TEMPFAIL;
 	}
-	rc = ingest_one(c, project, &raw, truncated);
+	rc = ingest_one(c, project, &raw);
 	buf_free(&raw);
 	return rc;
 }
@@ -213,10 +225,14 @@ print_stats(const struct ingest_stats *s, double secs)
 	    "import: %zu mails in %.2f s: %zu stored, %zu second deliveries, "
 	    "%zu reusing a Message-ID; %zu patches, %zu cover letters, %zu "
 	    "replies, %zu other, %zu over a limit; %zu series, %zu linked to "
-	    "an older version\n",
+	    "an older version",
 	    s->seen, secs, s->stored, s->duplicates, s->dupids, s->patches,
 	    s->covers, s->replies, s->other + s->pulls + s->bots, s->overlimit,
 	    s->series, s->linked);
+	if (s->refused)
+		fprintf(stderr, "; %zu too large to store, not imported",
+		    s->refused);
+	fputc('\n', stderr);
 }
 
 static int
@@ -269,6 +285,10 @@ cmd_import(struct cli *c)
 		}
 	}
 	if (store_bulk(c->st, false) != ERR_OK)
+		rc = 1;
+	/* Nothing is lost, but such a mail is not in the database: the
+	 * run fails so that someone looks (the log names each). */
+	if (ingest_stats(in)->refused)
 		rc = 1;
 	if (log_get_level() >= LOG_WARN || o.progress)
 		print_stats(ingest_stats(in), time_mono() - t0);

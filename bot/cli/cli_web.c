@@ -29,7 +29,7 @@ number(const char *s, unsigned max, unsigned *out)
 int
 cli_serve_cmd(struct cli *c)
 {
-	struct websrv_opts o = { WEBSRV_LISTEN, WEBSRV_CONNECTIONS,
+	struct websrv_opts o = { WEBSRV_LISTEN, WEBSRV_CONNECTIONS, 0,
 		WEBSRV_TIMEOUT, WEBSRV_THREADS };
 	int i;
 
@@ -44,6 +44,9 @@ cli_serve_cmd(struct cli *c)
 			o.listen = v;
 		else if (strcmp(a, "--connections") == 0 &&
 		    number(v, 100000, &o.connections))
+			;
+		else if (strcmp(a, "--per-client") == 0 &&
+		    number(v, 100000, &o.per_client))
 			;
 		else if (strcmp(a, "--timeout") == 0 &&
 		    number(v, 3600, &o.timeout))

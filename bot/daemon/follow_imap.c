@@ -73,7 +73,7 @@ stored_uid(
 }
 
 static enum err
-store_one(void *arg, uint32_t uid, const char *raw, size_t n, bool truncated)
+store_one(void *arg, uint32_t uid, const char *raw, size_t n)
 {
 	struct chunk *c = arg;
 	struct mail_opts o;
@@ -89,10 +89,19 @@ store_one(void *arg, uint32_t uid, const char *raw, size_t n, bool truncated)
 			return e;
 		c->in_tx = true;
 	}
+	if (raw == NULL) {
+		/* Too large to store: not cut, left on the server, named
+		 * here (the position moves past it). */
+		log_err("source: %s: UID %lu: the mail is %zu bytes, over the "
+		        "%u bytes a mail may have: not stored, left on the "
+		        "server",
+		    c->f->cs->name, (unsigned long)uid, n, LIMIT_MAIL_STORE);
+		c->last = uid;
+		return ERR_OK;
+	}
 	arena_reset(c->a);
 	follow_road(c->d, c->f);
 	ingest_mail_opts(c->d->in, &o);
-	o.truncated = truncated;
 	mail_parse(c->a, raw, n, &o, &m);
 	e = ingest_project(c->d->in, c->f->cs->project, &m, &pid);
 	if (e == ERR_OK)
@@ -114,7 +123,7 @@ do_chunk(struct chunk *c, struct imap *im, const uint32_t *uids, size_t n,
 
 	c->last = 0;
 	c->in_tx = false;
-	e = imap_fetch(im, uids, n, LIMIT_MAIL_SIZE, store_one, c, err, errn);
+	e = imap_fetch(im, uids, n, LIMIT_MAIL_STORE, store_one, c, err, errn);
 	if (e == ERR_OK && c->last != 0) {
 		snprintf(pos, sizeof(pos), "%lu:%lu",
 		    (unsigned long)c->validity, (unsigned long)c->last);

@@ -167,23 +167,15 @@ say(struct ctx *c, enum gitapply_how how, const char *path, const char *fmt,
 }
 
 /*
- * The current state of path: 1 a file (oid, mode set), 0 nothing, 2 a
- * folder, -1 the repository failed.
+ * The state of path in the tree the patch applies to: 1 a file (oid,
+ * mode set), 0 nothing, 2 a folder, -1 the repository failed.
  */
 static int
-cur_get(struct ctx *c, const char *path, git_oid *oid, unsigned *mode)
+tree_get(struct ctx *c, const char *path, git_oid *oid, unsigned *mode)
 {
-	struct ent *e = pmap_get(&c->pm, path);
 	git_tree_entry *te = NULL;
 	int rc;
 
-	if (e) {
-		if (e->gone)
-			return 0;
-		*oid = e->oid;
-		*mode = e->mode;
-		return 1;
-	}
 	switch (gittree_bypath(c->r, git_tree_id(c->tree), path, oid, mode)) {
 	case ERR_OK:
 		return (*mode & 0170000) == 0040000 ? 2 : 1;
@@ -204,6 +196,22 @@ cur_get(struct ctx *c, const char *path, git_oid *oid, unsigned *mode)
 	rc = git_tree_entry_type(te) == GIT_OBJECT_TREE ? 2 : 1;
 	git_tree_entry_free(te);
 	return rc;
+}
+
+/* The same, after what the patch did so far. */
+static int
+cur_get(struct ctx *c, const char *path, git_oid *oid, unsigned *mode)
+{
+	struct ent *e = pmap_get(&c->pm, path);
+
+	if (e) {
+		if (e->gone)
+			return 0;
+		*oid = e->oid;
+		*mode = e->mode;
+		return 1;
+	}
+	return tree_get(c, path, oid, mode);
 }
 
 static bool
@@ -846,39 +854,6 @@ under_link(struct ctx *c, const char *path)
 	return false;
 }
 
-/*
- * Whether a symbolic link at path with target t[0..n) points outside the
- * tree or into a .git folder: an absolute target, a ".." that climbs
- * above the top, a ".git" component, or bytes no path holds.
- */
-static bool
-link_escapes(const char *path, const char *t, size_t n)
-{
-	long depth = 0;
-	size_t i, j;
-	const char *s;
-
-	if (n == 0 || t[0] == '/' || memchr(t, '\0', n) || memchr(t, '\n', n))
-		return true;
-	for (s = path; (s = strchr(s, '/')) != NULL; s++)
-		depth++;
-	for (i = 0; i < n; i = j + 1) {
-		const char *nl = memchr(t + i, '/', n - i);
-		j = nl ? (size_t)(nl - t) : n;
-		if (j - i == 0 || (j - i == 1 && t[i] == '.'))
-			continue;
-		if (j - i == 2 && t[i] == '.' && t[i + 1] == '.') {
-			if (--depth < 0)
-				return true;
-			continue;
-		}
-		if (j - i == 4 && ascii_strnicmp(t + i, ".git", 4) == 0)
-			return true;
-		depth++;
-	}
-	return false;
-}
-
 /* Refusals that need no application: bad paths, modes, binary patches
  * without data, paths beyond a symbolic link. */
 static enum err
@@ -919,13 +894,146 @@ precheck(struct ctx *c)
 	return ERR_OK;
 }
 
-/* Refusals that need the result: links this patch makes. */
+/* ---- links: where they lead after the patch (bot/git/gitlink.c) ---- */
+
+static int
+view_after(void *cls, const char *path, git_oid *oid, unsigned *mode)
+{
+	return cur_get(cls, path, oid, mode);
+}
+
+static int
+view_before(void *cls, const char *path, git_oid *oid, unsigned *mode)
+{
+	return tree_get(cls, path, oid, mode);
+}
+
+/* A link the patch leaves as it was. */
+struct old_link {
+	const char *path;
+	git_oid oid;
+};
+
+/* The links of the tree the patch applies to that it leaves as they
+ * are, under tree id (at prefix), appended to *v. */
+static enum err
+old_links(struct ctx *c, const git_oid *id, const char *prefix,
+    struct old_link **v, size_t *n, size_t *cap)
+{
+	struct gittree_ent *ents;
+	size_t i, k, np = strlen(prefix);
+	enum err e;
+
+	if ((e = gittree_entries(c->r, id, &ents, &k)) != ERR_OK)
+		return e;
+	for (i = 0; i < k && e == ERR_OK; i++) {
+		char *path = arena_alloc(c->a, np + ents[i].len + 2);
+		git_oid sub;
+
+		memcpy(path, prefix, np);
+		path[np] = np ? '/' : '\0';
+		memcpy(path + np + (np > 0), ents[i].name, ents[i].len);
+		path[np + (np > 0) + ents[i].len] = '\0';
+		if (gittree_is_tree(ents[i].mode)) {
+			git_oid_fromraw(&sub, ents[i].id);
+			e = old_links(c, &sub, path, v, n, cap);
+		} else if (ents[i].mode == GIT_FILEMODE_LINK &&
+		    pmap_get(&c->pm, path) == NULL) {
+			*v = xgrow(*v, cap, *n + 1, sizeof(**v));
+			(*v)[*n].path = path;
+			git_oid_fromraw(&(*v)[*n].oid, ents[i].id);
+			(*n)++;
+		}
+	}
+	free(ents);
+	return e;
+}
+
+/* Whether the patch makes, changes or removes a link. */
+static bool
+touches_links(struct ctx *c)
+{
+	git_oid oid;
+	unsigned mode;
+	size_t i;
+
+	for (i = 0; i < c->pm.cap; i++) {
+		const struct ent *e = &c->pm.v[i];
+
+		if (e->path == NULL)
+			continue;
+		if (!e->gone && e->mode == GIT_FILEMODE_LINK)
+			return true;
+		if (e->in_tree && tree_get(c, e->path, &oid, &mode) == 1 &&
+		    mode == GIT_FILEMODE_LINK)
+			return true;
+	}
+	return false;
+}
+
+/* The refusal for a link that leads where it must not. */
+static enum err
+bad_link(struct ctx *c, const char *path, enum gitlink_where w, bool old)
+{
+	if (w == GITLINK_LOOP)
+		return say(
+		    c, GITAPPLY_REFUSED, path, "symbolic links in a loop");
+	return say(c, GITAPPLY_REFUSED, path,
+	    "symbolic link %s out of the tree", old ? "now points" : "points");
+}
+
+/*
+ * Every link the patch makes or changes must lead inside the tree,
+ * followed through every link of the tree after the patch.  A patch that
+ * makes, changes or removes a link can change where the tree's other
+ * links lead too (d/l -> ".." makes an old e -> "d/l/../../etc" lead
+ * out): then each of them that led inside before must still.  Links
+ * that already led out (upstream's own) are not the patch's doing.
+ */
+static enum err
+check_links(struct ctx *c)
+{
+	struct gitlink_view after = { view_after, c, c->r->repo };
+	struct gitlink_view before = { view_before, c, c->r->repo };
+	enum gitlink_where w, was;
+	struct old_link *old = NULL;
+	size_t i, n = 0, cap = 0;
+	enum err e = ERR_OK;
+
+	if (!touches_links(c))
+		return ERR_OK;
+	for (i = 0; i < c->pm.cap && e == ERR_OK; i++) {
+		const struct ent *en = &c->pm.v[i];
+
+		if (en->path == NULL || en->gone ||
+		    en->mode != GIT_FILEMODE_LINK)
+			continue;
+		e = gitlink_resolve(&after, en->path, &en->oid, &w);
+		if (e == ERR_OK && w != GITLINK_IN)
+			e = bad_link(c, en->path, w, false);
+	}
+	if (c->a == NULL)
+		c->a = arena_new();
+	if (e == ERR_OK)
+		e = old_links(c, git_tree_id(c->tree), "", &old, &n, &cap);
+	for (i = 0; i < n && e == ERR_OK; i++) {
+		e = gitlink_resolve(&after, old[i].path, &old[i].oid, &w);
+		if (e != ERR_OK || w == GITLINK_IN)
+			continue;
+		e = gitlink_resolve(&before, old[i].path, &old[i].oid, &was);
+		if (e == ERR_OK && was == GITLINK_IN)
+			e = bad_link(c, old[i].path, w, true);
+	}
+	free(old);
+	return e;
+}
+
+/* Refusals that need the result: paths beyond links, links that lead
+ * out of the tree. */
 static enum err
 postcheck(struct ctx *c)
 {
-	git_blob *b;
 	size_t i;
-	bool bad;
 
 	for (i = 0; i < c->pm.cap; i++) {
 		const struct ent *e = &c->pm.v[i];
@@ -935,18 +1043,8 @@ postcheck(struct ctx *c)
 		if (under_link(c, e->path))
 			return say(c, GITAPPLY_REFUSED, e->path,
 			    "beyond a symbolic link");
-		if (e->mode != GIT_FILEMODE_LINK)
-			continue;
-		if (blob_read(c, &e->oid, &b))
-			return ERR_GIT;
-		bad = link_escapes(e->path, git_blob_rawcontent(b),
-		    (size_t)git_blob_rawsize(b));
-		git_blob_free(b);
-		if (bad)
-			return say(c, GITAPPLY_REFUSED, e->path,
-			    "symbolic link points out of the tree");
 	}
-	return ERR_OK;
+	return check_links(c);
 }
 
 static int

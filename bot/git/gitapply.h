@@ -9,7 +9,9 @@
  * with data go through libgit2.
  *
  * Safety: paths that diff_path_safe() refuses, paths under a symbolic
- * link, symbolic links that point out of the tree or into .git, binary
+ * link, symbolic links that lead out of the tree or into .git (followed
+ * through the tree's own links, bot/git/gitlink.c), or in a loop, and
+ * links of the tree that a patch's links make lead out, binary
  * patches without data, submodule changes and patches over
  * LIMIT_PATCH_FILES are refused with a reason, before anything is
  * written where a ref could see it.

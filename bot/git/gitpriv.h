@@ -148,6 +148,30 @@ bool gittree_is_tree(unsigned mode);
 int gittree_name_cmp(
     const char *a, size_t na, bool ta, const char *b, size_t nb, bool tb);
 
+/* ---- gitlink.c: where a symbolic link leads ---- */
+
+/* A tree as a resolution sees it (the tree after a patch, or before). */
+struct gitlink_view {
+	/* The state of path: 1 a file or link (*oid, *mode set), 0
+	 * nothing, 2 a folder, -1 the repository failed. */
+	int (*get)(void *cls, const char *path, git_oid *oid, unsigned *mode);
+	void *cls;
+	git_repository *repo;
+};
+
+enum gitlink_where {
+	GITLINK_IN, /* inside the tree (or nowhere yet: a dangling link) */
+	GITLINK_OUT, /* out of the tree, into a .git, or no path at all */
+	GITLINK_LOOP /* through more links than the kernel follows */
+};
+
+/*
+ * Where the link at path (its target in blob oid) leads in the tree v,
+ * through every link of v.  ERR_GIT when v or a blob cannot be read.
+ */
+enum err gitlink_resolve(const struct gitlink_view *v, const char *path,
+    const git_oid *oid, enum gitlink_where *where);
+
 /* Log git_error_last() as "git: obj: what: message"; returns ERR_GIT. */
 enum err gitpriv_fail(const char *obj, const char *what);
 

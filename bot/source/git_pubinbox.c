@@ -238,12 +238,17 @@ gp_reopen(struct git_pubinbox *p)
 
 /* Object oid from libgit2 into *data (n bytes and a NUL; the caller
  * frees it). */
+/* Object oid through libgit2 into *data (n bytes and a NUL; the caller
+ * frees it).  One over max (when not 0) is not read: ERR_LIMIT, *n its
+ * size. */
 static enum err
 gp_libgit2(struct git_pubinbox *p, const git_oid *oid, const char *what,
-    enum pack_type *type, unsigned char **data, size_t *n)
+    size_t max, enum pack_type *type, unsigned char **data, size_t *n)
 {
 	git_odb *odb = NULL;
 	git_odb_object *o = NULL;
+	git_object_t t;
+	size_t len;
 	enum err e;
 
 	if (p->repo == NULL)
@@ -252,8 +257,23 @@ gp_libgit2(struct git_pubinbox *p, const git_oid *oid, const char *what,
 		e = ++p->reads > GP_REOPEN ? gp_reopen(p) : ERR_OK;
 	if (e != ERR_OK)
 		return e;
-	if (git_repository_odb(&odb, p->repo) != 0 ||
-	    git_odb_read(&o, odb, oid) != 0) {
+	if (git_repository_odb(&odb, p->repo) != 0) {
+		git_odb_free(odb);
+		return gp_giterr(p, what);
+	}
+	if (max != 0) {
+		if (git_odb_read_header(&len, &t, odb, oid) != 0) {
+			git_odb_free(odb);
+			return gp_giterr(p, what);
+		}
+		if (len > max) {
+			git_odb_free(odb);
+			*type = (enum pack_type)t;
+			*n = len;
+			return ERR_LIMIT;
+		}
+	}
+	if (git_odb_read(&o, odb, oid) != 0) {
 		git_odb_free(odb);
 		return gp_giterr(p, what);
 	}
@@ -288,7 +308,7 @@ gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
 	enum err e = packread_read(p->packs, oid->id, &type, data, n);
 
 	if (e == ERR_NOTFOUND) /* not in a pack: libgit2's */
-		e = gp_libgit2(p, oid, what, &type, data, n);
+		e = gp_libgit2(p, oid, what, 0, &type, data, n);
 	if (e != ERR_OK)
 		return e;
 	if (type != want) {
@@ -302,7 +322,9 @@ gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
 /*
  * Blob oid, a mail, into p->raw (n bytes and a NUL): the reader's cache
  * keeps it (the next mail may be a delta of it) and lends it until the
- * next read; what libgit2 reads is p->mail's.
+ * next read; what libgit2 reads is p->mail's.  One over p->limit is not
+ * handed out: ERR_LIMIT, *n its size (the pack reader inflates objects
+ * up to 256 MB, libgit2's larger ones are not read).
  */
 static enum err
 gp_mail(struct git_pubinbox *p, const git_oid *oid, size_t *n)
@@ -311,9 +333,13 @@ gp_mail(struct git_pubinbox *p, const git_oid *oid, size_t *n)
 	enum err e = packread_keep(p->packs, oid->id, &type, &p->raw, n);
 
 	if (e == ERR_NOTFOUND) {
-		e = gp_libgit2(p, oid, "blob", &type, &p->mail, n);
+		e = gp_libgit2(p, oid, "blob", p->limit, &type, &p->mail, n);
 		p->raw = p->mail;
 	}
+	if (e == ERR_OK && *n > p->limit)
+		e = ERR_LIMIT;
+	if (e == ERR_LIMIT)
+		p->raw = NULL;
 	if (e == ERR_OK && type != PACK_BLOB)
 		e = gp_wrong_type(p, oid, "blob", type);
 	return e;
@@ -663,7 +689,7 @@ gp_read_commit(
 }
 
 static enum err
-gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
+gp_next(struct git_pubinbox *p, struct source_mail *m)
 {
 	size_t size = 0;
 	char hex[GIT_OID_HEXSZ + 1];
@@ -692,31 +718,34 @@ gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
 		p->oi++;
 		if (e == ERR_NOTFOUND)
 			continue;
-		if (e != ERR_OK)
+		if (e != ERR_OK && e != ERR_LIMIT)
 			return e;
 		break;
 	}
-	*truncated = size > p->limit;
 	m->raw = (const char *)p->raw;
-	m->n = *truncated ? p->limit : size;
+	m->n = e == ERR_OK ? size : 0;
 	git_oid_tostr(hex, sizeof(hex), oid);
 	r = snprintf(
 	    m->pos, sizeof(m->pos), "%lu:%s", p->epochs[p->ei].num, hex);
 	if (r < 0 || (size_t)r >= sizeof(m->pos))
 		return ERR_INTERNAL;
-	return ERR_OK;
+	if (e == ERR_LIMIT)
+		log_err(
+		    "source: %s: commit %s: its mail is %zu bytes, over the "
+		    "%zu bytes a mail may have: not imported",
+		    p->path, hex, size, p->limit);
+	return e;
 }
 
 enum err
-git_pubinbox_next(
-    struct git_pubinbox *p, struct source_mail *m, bool *truncated)
+git_pubinbox_next(struct git_pubinbox *p, struct source_mail *m)
 {
 	enum err e;
 
 	if (p->err != ERR_OK)
 		return p->err;
-	e = gp_next(p, m, truncated);
-	if (e != ERR_OK && e != ERR_NOTFOUND)
+	e = gp_next(p, m);
+	if (e != ERR_OK && e != ERR_NOTFOUND && e != ERR_LIMIT)
 		p->err = e;
 	return e;
 }
@@ -887,7 +916,7 @@ git_pubinbox_open(const char *path, size_t limit, struct git_pubinbox **out)
 	enum err e;
 
 	p->path = xstrdup(path);
-	p->limit = limit ? limit : LIMIT_MAIL_SIZE;
+	p->limit = limit ? limit : LIMIT_MAIL_STORE;
 	e = gp_find_epochs(p);
 	if (e != ERR_OK) {
 		git_pubinbox_free(p);

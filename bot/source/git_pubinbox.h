@@ -16,14 +16,14 @@
 struct git_pubinbox;
 
 /* path: the inbox (holding git/N.git) or one epoch repository.  limit:
- * the largest mail handed out; 0 for LIMIT_MAIL_SIZE. */
+ * the largest mail handed out; 0 for LIMIT_MAIL_STORE. */
 enum err git_pubinbox_open(
     const char *path, size_t limit, struct git_pubinbox **out);
 void git_pubinbox_free(struct git_pubinbox *p);
 /* pos: "<epoch>:<commit hex>", the commit of the mail last handed out. */
 enum err git_pubinbox_seek(struct git_pubinbox *p, const char *pos);
-enum err git_pubinbox_next(
-    struct git_pubinbox *p, struct source_mail *m, bool *truncated);
+/* As source_next(). */
+enum err git_pubinbox_next(struct git_pubinbox *p, struct source_mail *m);
 double git_pubinbox_progress(const struct git_pubinbox *p);
 /* See source_hold() and source_release(). */
 void *git_pubinbox_hold(struct git_pubinbox *p);

@@ -456,29 +456,26 @@ read_att(struct mailimap_msg_att *att, struct fetched *f)
 	}
 }
 
-enum err
-imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
-    imap_mail_fn *fn, void *arg, char *err, size_t errn)
+/* UID FETCH of uids[0..n) (UID, RFC822.SIZE, the first part bytes of
+ * the body) into *res. */
+static enum err
+fetch_cmd(struct imap *im, const uint32_t *uids, size_t n, size_t part,
+    clist **res, char *err, size_t errn)
 {
 	struct mailimap_fetch_type *ft =
 	    mailimap_fetch_type_new_fetch_att_list_empty();
 	struct mailimap_set *set = uid_set(uids, n);
-	struct fetched *fs = NULL;
-	uint32_t *asked;
-	size_t nf = 0, cap = 0, i;
-	clist *res = NULL;
-	clistiter *it;
-	enum err e = ERR_OK;
 	int r;
 
+	*res = NULL;
 	mailimap_fetch_type_new_fetch_att_list_add(
 	    ft, mailimap_fetch_att_new_uid());
 	mailimap_fetch_type_new_fetch_att_list_add(
 	    ft, mailimap_fetch_att_new_rfc822_size());
 	mailimap_fetch_type_new_fetch_att_list_add(ft,
 	    mailimap_fetch_att_new_body_peek_section_partial(
-	        mailimap_section_new(NULL), 0, (uint32_t)limit));
-	r = mailimap_uid_fetch(im->s, set, ft, &res);
+	        mailimap_section_new(NULL), 0, (uint32_t)part));
+	r = mailimap_uid_fetch(im->s, set, ft, res);
 	mailimap_fetch_type_free(ft);
 	mailimap_set_free(set);
 	/* Unlike UID SEARCH, a refused UID FETCH has freed its list
@@ -486,8 +483,63 @@ imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
 	 * frees it and leaves res pointing at it: not ours to touch).  It
 	 * only refuses an answer without a FETCH in it, though: with one,
 	 * a NO still counts as done. */
-	if (r != MAILIMAP_NO_ERROR)
+	if (r != MAILIMAP_NO_ERROR) {
+		*res = NULL;
 		return fail(err, errn, ERR_NET, "UID FETCH", r);
+	}
+	return ERR_OK;
+}
+
+/* Whether f holds less than the whole mail (its RFC822.SIZE, or when
+ * the server gave none, as much as was asked for). */
+static bool
+cut_short(const struct fetched *f, size_t part)
+{
+	return f->size ? f->n < f->size : f->n >= part;
+}
+
+/* Mail uid again alone, whole (up to limit bytes), to fn. */
+static enum err
+fetch_whole(struct imap *im, uint32_t uid, size_t limit, imap_mail_fn *fn,
+    void *arg, char *err, size_t errn)
+{
+	struct fetched f;
+	clist *res;
+	clistiter *it;
+	enum err e = fetch_cmd(im, &uid, 1, limit, &res, err, errn);
+
+	if (e != ERR_OK)
+		return e;
+	for (it = clist_begin(res); it; it = clist_next(it)) {
+		read_att(clist_content(it), &f);
+		if (f.uid == uid && f.raw != NULL)
+			break;
+	}
+	if (it == NULL)
+		e = fail(err, errn, ERR_NET, "UID FETCH of one mail",
+		    MAILIMAP_ERROR_FETCH);
+	else if (f.n > limit)
+		e = fn(arg, uid, NULL, f.n);
+	else
+		e = fn(arg, uid, f.raw, f.n);
+	mailimap_fetch_list_free(res);
+	return e;
+}
+
+enum err
+imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
+    imap_mail_fn *fn, void *arg, char *err, size_t errn)
+{
+	size_t part = limit < IMAP_PART ? limit : IMAP_PART;
+	struct fetched *fs = NULL;
+	uint32_t *asked;
+	size_t nf = 0, cap = 0, i;
+	clist *res = NULL;
+	clistiter *it;
+	enum err e;
+
+	if ((e = fetch_cmd(im, uids, n, part, &res, err, errn)) != ERR_OK)
+		return e;
 	/* Only the mails asked for, each once, in UID order: a FETCH the
 	 * server sent on its own (a flag change) has no body, and one for a
 	 * UID we did not ask for, or a second one for the same UID, is not
@@ -504,10 +556,20 @@ imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
 	}
 	if (nf > 1)
 		qsort(fs, nf, sizeof(*fs), cmp_fetched);
-	for (i = 0; i < nf && e == ERR_OK; i++)
-		if (i == 0 || fs[i].uid != fs[i - 1].uid)
-			e = fn(arg, fs[i].uid, fs[i].raw, fs[i].n,
-			    fs[i].size > limit || fs[i].n > limit);
+	for (i = 0; i < nf && e == ERR_OK; i++) {
+		const struct fetched *f = &fs[i];
+
+		if (i > 0 && f->uid == fs[i - 1].uid)
+			continue;
+		/* A server may send more than it was asked for. */
+		if (f->size > limit || f->n > limit)
+			e = fn(
+			    arg, f->uid, NULL, f->size > f->n ? f->size : f->n);
+		else if (cut_short(f, part))
+			e = fetch_whole(im, f->uid, limit, fn, arg, err, errn);
+		else
+			e = fn(arg, f->uid, f->raw, f->n);
+	}
 	free(asked);
 	free(fs);
 	mailimap_fetch_list_free(res);

@@ -44,14 +44,22 @@ bool imap_has_idle(const struct imap *im);
 enum err imap_search(struct imap *im, uint32_t after, uint32_t **uids,
     size_t *n, char *err, size_t errn);
 
-/* One fetched mail; truncated when it is larger than limit. */
+/* What imap_fetch() asks of every mail in one command: most mail is a
+ * few KB, and a chunk of them stays small in memory. */
+#define IMAP_PART (1024u * 1024)
+
+/* One fetched mail, whole; or, with raw NULL, one larger than the
+ * limit, which is not fetched: n is its size. */
 typedef enum err imap_mail_fn(
-    void *arg, uint32_t uid, const char *raw, size_t n, bool truncated);
+    void *arg, uint32_t uid, const char *raw, size_t n);
 
 /*
- * Fetch uids[0..n) (BODY.PEEK[], so \Seen stays as it was), at most
- * limit bytes of each, and hand them to fn in UID order once all have
- * arrived: a connection lost on the way hands out none.
+ * Fetch uids[0..n) (BODY.PEEK[], so \Seen stays as it was) and hand
+ * them to fn in UID order, each whole, never cut: a mail over limit
+ * bytes (by its RFC822.SIZE) is not fetched at all.  The first IMAP_PART
+ * bytes of each come in one command; a larger mail is fetched again
+ * alone, so that no more than one large mail is in memory.  A
+ * connection lost on the way hands out none of the first command's.
  */
 enum err imap_fetch(struct imap *im, const uint32_t *uids, size_t n,
     size_t limit, imap_mail_fn *fn, void *arg, char *err, size_t errn);

@@ -156,16 +156,15 @@ source_seek(struct source *s, const char *pos)
 }
 
 enum err
-source_next(struct source *s, struct source_mail *m, bool *truncated)
+source_next(struct source *s, struct source_mail *m)
 {
-	*truncated = false;
 	switch (s->kind) {
 	case SOURCE_MBOX:
-		return source_mbox_next(s->mbox, m, truncated);
+		return source_mbox_next(s->mbox, m);
 	case SOURCE_MAILDIR:
-		return source_maildir_next(s->maildir, m, truncated);
+		return source_maildir_next(s->maildir, m);
 	default:
-		return git_pubinbox_next(s->pubinbox, m, truncated);
+		return git_pubinbox_next(s->pubinbox, m);
 	}
 }
 

@@ -58,11 +58,13 @@ const char *source_name(const struct source *s);
 enum err source_seek(struct source *s, const char *pos);
 
 /*
- * The next mail.  ERR_NOTFOUND at the end.  A mail over LIMIT_MAIL_SIZE
- * is still handed out whole up to that size with *truncated set, so it is
- * stored and marked rather than lost.
+ * The next mail, whole: one over LIMIT_MAIL_SIZE too, for the parser to
+ * mark and the store to keep (DESIGN.md §4).  ERR_NOTFOUND at the end.
+ * A mail over LIMIT_MAIL_STORE is never cut: it is not handed out but
+ * skipped, with a log line saying where it is, and ERR_LIMIT (m->pos
+ * set, m->raw NULL): the caller counts it and asks for the next.
  */
-enum err source_next(struct source *s, struct source_mail *m, bool *truncated);
+enum err source_next(struct source *s, struct source_mail *m);
 
 /*
  * A hold on the mail source_next() handed out last, for the caller to

@@ -186,7 +186,7 @@ source_maildir_open(const char *path, size_t limit, struct source_maildir **out)
 	enum err e;
 
 	md->path = xstrdup(path);
-	md->limit = limit ? limit : LIMIT_MAIL_SIZE;
+	md->limit = limit ? limit : LIMIT_MAIL_STORE;
 	/* new/ before cur/: a mail moved between the two listings is then
 	 * seen twice rather than never. */
 	e = md_list_sub(md, "new");
@@ -240,8 +240,8 @@ source_maildir_seek(struct source_maildir *md, const char *pos)
 }
 
 /*
- * Read the file into md->data: its size at fstat() time, or limit + 1
- * bytes of it when it is larger, which tells the caller to truncate.
+ * Read the file into md->data: its size at fstat() time.  A file over
+ * the limit is not read: ERR_LIMIT, *n its size.
  */
 static enum err
 md_read(struct source_maildir *md, int fd, const char *file, size_t *n)
@@ -258,8 +258,11 @@ md_read(struct source_maildir *md, int fd, const char *file, size_t *n)
 		log_warn("source: %s: not a file, skipped", file);
 		return ERR_NOTFOUND;
 	}
-	want = (uint64_t)st.st_size <= md->limit ? (size_t)st.st_size
-	                                         : md->limit + 1;
+	if ((uint64_t)st.st_size > md->limit) {
+		*n = (size_t)st.st_size;
+		return ERR_LIMIT;
+	}
+	want = (size_t)st.st_size;
 	if (md->cap < want || md->data == NULL) {
 		md->cap = want + 1;
 		md->data = xrealloc(md->data, md->cap);
@@ -281,8 +284,7 @@ md_read(struct source_maildir *md, int fd, const char *file, size_t *n)
 }
 
 enum err
-source_maildir_next(
-    struct source_maildir *md, struct source_mail *m, bool *truncated)
+source_maildir_next(struct source_maildir *md, struct source_mail *m)
 {
 	char file[4096];
 	const char *k;
@@ -322,15 +324,23 @@ source_maildir_next(
 			continue;
 		k = md_key(md->names[md->i], &kn);
 		md->i++;
-		if (e != ERR_OK)
+		if (e != ERR_OK && e != ERR_LIMIT)
 			return e;
 		if (kn >= sizeof(m->pos))
 			return ERR_INTERNAL; /* NAME_MAX keeps it shorter */
-		*truncated = n > md->limit;
-		m->raw = md->data != NULL ? md->data : "";
-		m->n = *truncated ? md->limit : n;
 		memcpy(m->pos, k, kn);
 		m->pos[kn] = '\0';
+		if (e == ERR_LIMIT) {
+			log_err("source: %s: %zu bytes, over the %zu bytes a "
+			        "mail may "
+			        "have: not imported",
+			    file, n, md->limit);
+			m->raw = NULL;
+			m->n = 0;
+			return ERR_LIMIT;
+		}
+		m->raw = md->data != NULL ? md->data : "";
+		m->n = n;
 		return ERR_OK;
 	}
 	return ERR_NOTFOUND;

@@ -19,11 +19,12 @@
  * The file is read in big chunks into one buffer.  A mail is handed out
  * in place, pointing into that buffer; only a mail that needs a CR or a
  * '>' removed is compacted, in place, from its first such line on.  The
- * buffer grows to at most limit + chunk bytes: a mail is cut at limit
- * bytes (and marked truncated) while the rest of it is skipped through a
- * window of at least chunk bytes.  Deviation from mailsplit, for inputs
- * no mbox writer produces: a line longer than that window is handed on in
- * pieces and is never taken as a "From " separator.
+ * buffer grows to at most limit + chunk bytes (limit: LIMIT_MAIL_STORE):
+ * a mail over limit is skipped through a window of at least chunk bytes,
+ * counted, and reported (ERR_LIMIT, and a log line with its byte
+ * offset) instead of handed out: never cut.  Deviation from mailsplit,
+ * for inputs no mbox writer produces: a line longer than that window is
+ * handed on in pieces and is never taken as a "From " separator.
  *
  * gzip input (any number of members) goes through zlib's gzread().  A
  * position is the offset in the uncompressed stream where the next mail's
@@ -68,6 +69,8 @@ struct source_mbox {
 	size_t seen; /* bytes from r known to hold no LF */
 	bool midline; /* r is inside a line split for its length */
 	bool trunc; /* the output reached limit; the rest is skipped */
+	uint64_t size; /* the mail's size, counted on when skipped */
+	uint64_t at; /* where the mail (its separator line) starts */
 
 	bool started; /* leading whitespace and the first line are done */
 	bool bare; /* the file does not start with a "From " line */
@@ -274,6 +277,7 @@ mb_emit(struct source_mbox *mb, size_t end, bool frag)
 	crlf = n >= 2 && p[n - 1] == '\n' && p[n - 2] == '\r';
 	outn = n - skip - crlf;
 	room = mb->limit - (mb->w - mb->mstart);
+	mb->size += outn;
 	if (mb->trunc) {
 		/* skipping the rest of a mail over the limit */
 	} else if (skip == 0 && crlf == 0 && mb->w == mb->r && outn <= room) {
@@ -353,12 +357,13 @@ mb_setpos(char *pos, size_t n, uint64_t off)
 }
 
 static enum err
-mb_next(struct source_mbox *mb, struct source_mail *m, bool *truncated)
+mb_next(struct source_mbox *mb, struct source_mail *m)
 {
 	size_t end;
 	bool frag;
 	enum err e;
 
+	mb->at = mb->nread - (mb->len - mb->r);
 	if (!mb->started)
 		e = mb_start(mb);
 	else
@@ -367,6 +372,7 @@ mb_next(struct source_mbox *mb, struct source_mail *m, bool *truncated)
 		return e;
 	mb->mstart = mb->w = mb->r;
 	mb->trunc = false;
+	mb->size = 0;
 	mb->midline = false;
 	for (;;) {
 		e = mb_line(mb, &end, &frag);
@@ -385,14 +391,22 @@ mb_next(struct source_mbox *mb, struct source_mail *m, bool *truncated)
 	}
 	m->raw = mb->buf + mb->mstart;
 	m->n = mb->w - mb->mstart;
-	*truncated = mb->trunc;
 	if (mb_setpos(m->pos, sizeof(m->pos), mb->nread - (mb->len - mb->r)))
 		return ERR_INTERNAL;
+	if (mb->trunc) {
+		log_err("source: %s: the mail at byte %llu is %llu bytes, over "
+		        "the %zu bytes a mail may have: not imported",
+		    mb->path, (unsigned long long)mb->at,
+		    (unsigned long long)mb->size, mb->limit);
+		m->raw = NULL;
+		m->n = 0;
+		return ERR_LIMIT;
+	}
 	return ERR_OK;
 }
 
 enum err
-source_mbox_next(struct source_mbox *mb, struct source_mail *m, bool *truncated)
+source_mbox_next(struct source_mbox *mb, struct source_mail *m)
 {
 	enum err e;
 
@@ -400,8 +414,8 @@ source_mbox_next(struct source_mbox *mb, struct source_mail *m, bool *truncated)
 		return mb->err;
 	if (mb->done)
 		return ERR_NOTFOUND;
-	e = mb_next(mb, m, truncated);
-	if (e != ERR_OK && e != ERR_NOTFOUND)
+	e = mb_next(mb, m);
+	if (e != ERR_OK && e != ERR_NOTFOUND && e != ERR_LIMIT)
 		mb->err = e;
 	return e;
 }
@@ -619,7 +633,8 @@ source_mbox_open(const char *path, const struct source_mbox_opts *opts,
 	mb->fd = -1;
 	mb->mboxo = opts != NULL && opts->mboxo;
 	mb->chunk = opts != NULL && opts->chunk ? opts->chunk : MBOX_CHUNK;
-	mb->limit = opts != NULL && opts->limit ? opts->limit : LIMIT_MAIL_SIZE;
+	mb->limit =
+	    opts != NULL && opts->limit ? opts->limit : LIMIT_MAIL_STORE;
 	if (mb->chunk < 16)
 		mb->chunk = 16;
 	mb->maxcap = mb->limit + mb->chunk;

@@ -2,7 +2,8 @@
  * The mbox reader behind source_open(): plain or gzip, mboxrd or mboxo,
  * split exactly where `git mailsplit --mboxrd` splits.  bot/source/source.c is
  * its only user besides the tests and the fuzz target, which shrink the buffer
- * sizes to reach every refill and truncation path with small inputs.
+ * sizes to reach every refill path and the skipping of a mail over the limit
+ * with small inputs.
  */
 #ifndef BOT_SOURCE_MBOX_H
 #define BOT_SOURCE_MBOX_H
@@ -18,7 +19,7 @@ struct source_mbox;
 struct source_mbox_opts {
 	bool mboxo; /* un-escape ^>From only, not ^>+From */
 	size_t chunk; /* read size and minimum line window; 0: 4 MB */
-	size_t limit; /* largest mail handed out; 0: LIMIT_MAIL_SIZE */
+	size_t limit; /* largest mail handed out; 0: LIMIT_MAIL_STORE */
 };
 
 /* Open path (gzip when it starts with the gzip magic).  opts may be NULL. */
@@ -27,8 +28,8 @@ enum err source_mbox_open(const char *path, const struct source_mbox_opts *opts,
 void source_mbox_free(struct source_mbox *mb);
 /* pos: the uncompressed byte offset where a mail starts, in decimal. */
 enum err source_mbox_seek(struct source_mbox *mb, const char *pos);
-enum err source_mbox_next(
-    struct source_mbox *mb, struct source_mail *m, bool *truncated);
+/* As source_next(). */
+enum err source_mbox_next(struct source_mbox *mb, struct source_mail *m);
 double source_mbox_progress(const struct source_mbox *mb);
 
 #endif

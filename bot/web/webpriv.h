@@ -59,6 +59,26 @@ bool web_id(const char *p, size_t n, int64_t *id);
 /* Whether url is an http or https URL safe to put in a link. */
 bool web_http_url(const char *url);
 
+/* A request header as the server received it, for web_framing(). */
+struct web_hdr {
+	const char *name;
+	const char *value;
+};
+/*
+ * How the n headers h (every occurrence, in order) delimit the request's
+ * body: 0 when there is one reading, else the status to refuse it with
+ * and *why.  Two readings are how requests are smuggled past a proxy
+ * that picks the other one: Content-Length together with
+ * Transfer-Encoding, Content-Length values that differ, or more than one
+ * Transfer-Encoding are 400; a transfer coding other than chunked, which
+ * the server would read until the client closes, is 501 (RFC 9112 6.1).
+ */
+int web_framing(const struct web_hdr *h, size_t n, const char **why);
+/* Whether the raw (not yet percent-decoded) request target
+ * [uri, uri+n) holds a NUL byte or a %00 that decoding would make one:
+ * the server's C strings would cut the path short there. */
+bool web_uri_nul(const char *uri, size_t n);
+
 /* ---- webpage.c: HTML ---- */
 
 void webpage_list(struct web *w, struct store *st, const struct web_req *rq,

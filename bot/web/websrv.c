@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <time.h>
 
 #include "bot/web/webpriv.h"
+#include "util/ascii.h"
 #include "util/log.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
@@ -43,10 +45,28 @@ struct server {
 	bool stopping;
 };
 
-/* One request's state: its body as it arrives. */
+/* Content-Length and Transfer-Encoding headers looked at in one
+ * request: a client that sends more is refused. */
+#define WEBSRV_FRAME_HEADERS 8
+
+/* One request's state, from its request line on (on_uri). */
 struct request {
+	/* The raw target as libmicrohttpd read it: where it starts and its
+	 * length up to the first NUL (its bytes are decoded in place after
+	 * on_uri(): only the address is kept). */
+	uintptr_t uri;
+	size_t uri_len;
+	bool uri_pct_nul; /* a %00 in it */
+	bool started; /* the request handler has seen it */
 	struct buf body;
 	bool too_big;
+};
+
+/* The framing headers of one request (web_framing). */
+struct frame {
+	struct web_hdr h[WEBSRV_FRAME_HEADERS];
+	size_t n;
+	bool over;
 };
 
 static struct store *
@@ -152,6 +172,22 @@ set_busy(struct server *s, struct MHD_Connection *c, bool busy)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/* Each request's state is made here, where its raw target is seen:
+ * libmicrohttpd percent-decodes the path in place right after. */
+static void *
+on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct request *r = xcalloc(1, sizeof(*r));
+
+	(void)cls;
+	(void)c;
+	r->uri = (uintptr_t)uri;
+	r->uri_len = strlen(uri);
+	r->uri_pct_nul = web_uri_nul(uri, r->uri_len);
+	buf_init(&r->body, WEB_MAX_BODY);
+	return r;
+}
+
 static void
 on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode why)
@@ -174,8 +210,10 @@ query_arg(void *cls, const char *name)
 	return MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* last: the connection is closed after the response, whatever the
+ * client asked (what follows a refused request is not read as one). */
 static enum MHD_Result
-send_resp(struct MHD_Connection *c, struct web_resp *rs)
+send_resp(struct MHD_Connection *c, struct web_resp *rs, bool last)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ok;
@@ -201,12 +239,15 @@ send_resp(struct MHD_Connection *c, struct web_resp *rs)
 	if (rs->disposition)
 		MHD_add_response_header(
 		    resp, "Content-Disposition", rs->disposition);
+	if (last)
+		MHD_add_response_header(resp, "Connection", "close");
 	ok = MHD_queue_response(c, (unsigned)rs->status, resp);
 	MHD_destroy_response(resp);
 	return ok;
 }
 
-/* A response without the database: errors of the transport. */
+/* A response without the database: errors of the transport, after
+ * which the connection is closed. */
 static enum MHD_Result
 send_error(struct server *s, struct MHD_Connection *c, const char *path,
     int status, const char *text)
@@ -226,7 +267,7 @@ send_error(struct server *s, struct MHD_Connection *c, const char *path,
 	else
 		webpage_error(
 		    s->web, &rq, &rs, status, "Request refused", text);
-	ok = send_resp(c, &rs);
+	ok = send_resp(c, &rs, true);
 	web_resp_free(&rs);
 	return ok;
 }
@@ -266,9 +307,130 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 		webapi_error(&rs, 503, "the database cannot be read now");
 	}
 	store_give(s, st);
-	ok = send_resp(c, &rs);
+	ok = send_resp(c, &rs, false);
 	web_resp_free(&rs);
 	return ok;
+}
+
+static enum MHD_Result
+frame_header(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct frame *f = cls;
+
+	(void)kind;
+	if (ascii_stricmp(key, "Content-Length") != 0 &&
+	    ascii_stricmp(key, "Transfer-Encoding") != 0)
+		return MHD_YES;
+	if (f->n == WEBSRV_FRAME_HEADERS) {
+		f->over = true;
+		return MHD_NO;
+	}
+	f->h[f->n].name = key;
+	f->h[f->n].value = value ? value : "";
+	f->n++;
+	return MHD_YES;
+}
+
+/*
+ * Whether the request target held a NUL byte, raw or as %00: the path
+ * we are given would be cut short there, and a proxy in front may have
+ * read another one.  libmicrohttpd up to 0.9.77 takes the request line
+ * as C strings: the target on_uri() saw ends at the first NUL, and the
+ * HTTP version (`version`, in the same buffer) starts one separator
+ * after the target's true end, so a gap between the two is the rest of
+ * a target cut by a NUL.  Later versions refuse such a line themselves.
+ */
+static bool
+target_nul(const struct request *r, const char *version)
+{
+	if (r->uri_pct_nul)
+		return true;
+#if MHD_VERSION <= 0x00097700
+	{
+		uintptr_t v = (uintptr_t)version;
+
+		if (v > r->uri + r->uri_len + 1 &&
+		    v - r->uri <= WEBSRV_HEADER_MEMORY)
+			return true;
+	}
+#else
+	(void)version;
+#endif
+	return false;
+}
+
+/* A request that cannot be read one way only, refused before its body
+ * is read: 0, or the status and *why. */
+static int
+refusal(struct MHD_Connection *c, const struct request *r, const char *version,
+    const char **why)
+{
+	struct frame f;
+
+	if (target_nul(r, version))
+		return *why = "a NUL in the request target", 400;
+	memset(&f, 0, sizeof(f));
+	MHD_get_connection_values(c, MHD_HEADER_KIND, frame_header, &f);
+	if (f.over)
+		return *why = "too many Content-Length and Transfer-Encoding "
+		              "headers",
+		       400;
+	return web_framing(f.h, f.n, why);
+}
+
+/* The client's address for a log line, or "?". */
+static const char *
+peer(struct MHD_Connection *c, char *out, size_t size)
+{
+	const union MHD_ConnectionInfo *info =
+	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = info ? info->client_addr : NULL;
+	const void *addr = NULL;
+
+	if (sa && sa->sa_family == AF_INET)
+		addr =
+		    &((const struct sockaddr_in *)(const void *)sa)->sin_addr;
+	else if (sa && sa->sa_family == AF_INET6)
+		addr =
+		    &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr;
+	if (addr == NULL ||
+	    inet_ntop(sa->sa_family, addr, out, (socklen_t)size) == NULL)
+		return "?";
+	return out;
+}
+
+/* The first call for a request: its line and headers are in. */
+static enum MHD_Result
+on_headers(struct server *s, struct MHD_Connection *c, const char *url,
+    const char *version, struct request *r)
+{
+	const char *len =
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	const char *why = NULL;
+	char addr[INET6_ADDRSTRLEN];
+	int status;
+
+	r->started = true;
+	if ((status = refusal(c, r, version, &why)) != 0) {
+		log_info("web: %s: request refused (%d): %s",
+		    peer(c, addr, sizeof(addr)), status, why);
+		set_busy(s, c, true);
+		return send_error(s, c, url, status, why);
+	}
+	if (strlen(url) > WEB_MAX_URL) {
+		set_busy(s, c, true);
+		return send_error(
+		    s, c, "/", 414, "This address is longer than any page's.");
+	}
+	/* Refuse a body announced too large before it comes. */
+	if (len && strtoull(len, NULL, 10) > WEB_MAX_BODY) {
+		set_busy(s, c, true);
+		return send_error(s, c, url, 413, "The body is too large.");
+	}
+	/* The watchdog's clock keeps running through the body: a request
+	 * is read whole within the timeout or cut off. */
+	return MHD_YES;
 }
 
 static enum MHD_Result
@@ -279,29 +441,12 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	struct server *s = cls;
 	struct request *r = *con_cls;
 
-	(void)version;
-	if (r == NULL) {
-		const char *len = MHD_lookup_connection_value(
-		    c, MHD_HEADER_KIND, "Content-Length");
-
-		r = xcalloc(1, sizeof(*r));
-		buf_init(&r->body, WEB_MAX_BODY);
-		*con_cls = r;
-		/* The watchdog's clock keeps running through the body: a
-		 * request is read whole within the timeout or cut off. */
-		if (strlen(url) > WEB_MAX_URL) {
-			set_busy(s, c, true);
-			return send_error(s, c, "/", 414,
-			    "This address is longer than any page's.");
-		}
-		/* Refuse a body announced too large before it comes. */
-		if (len && strtoull(len, NULL, 10) > WEB_MAX_BODY) {
-			set_busy(s, c, true);
-			return send_error(
-			    s, c, url, 413, "The body is too large.");
-		}
-		return MHD_YES;
-	}
+	/* on_uri() made it; without it, nothing of this request is safe
+	 * to read. */
+	if (r == NULL)
+		return MHD_NO;
+	if (!r->started)
+		return on_headers(s, c, url, version, r);
 	if (*upload_size) {
 		if (!r->too_big &&
 		    buf_add(&r->body, upload, *upload_size) != ERR_OK)
@@ -386,11 +531,13 @@ run(struct server *s, const struct websrv_opts *o, struct sockaddr_storage *ss)
 	d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
 	    (struct sockaddr *)ss, MHD_OPTION_CONNECTION_LIMIT, o->connections,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_client,
 	    MHD_OPTION_CONNECTION_TIMEOUT, o->timeout,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)WEBSRV_HEADER_MEMORY,
 	    MHD_OPTION_THREAD_POOL_SIZE, o->threads,
 	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+	    MHD_OPTION_URI_LOG_CALLBACK, on_uri, s, MHD_OPTION_END);
 	if (d == NULL) {
 		log_err(
 		    "web: %s: cannot listen (%s)", o->listen, strerror(errno));
@@ -415,12 +562,26 @@ enum err
 websrv_run(const struct config *conf, const struct websrv_opts *o)
 {
 	struct sockaddr_storage ss;
+	struct websrv_opts opts;
 	struct server s;
 	struct store *probe;
 	enum err e;
 
 	if (!parse_listen(o->listen, &ss)) {
 		log_err("web: %s: not ADDR:PORT", o->listen);
+		return ERR_CONFIG;
+	}
+	opts = *o;
+	if (opts.per_client == 0) {
+		opts.per_client = opts.connections / 2;
+		if (opts.per_client > WEBSRV_PER_CLIENT)
+			opts.per_client = WEBSRV_PER_CLIENT;
+		if (opts.per_client == 0)
+			opts.per_client = 1;
+	} else if (opts.per_client >= opts.connections) {
+		log_err("web: %u connections a client: not below the %u in "
+		        "all, one client could take every one",
+		    opts.per_client, opts.connections);
 		return ERR_CONFIG;
 	}
 	/* Fail at start, not on the first request, without a database. */
@@ -437,7 +598,7 @@ websrv_run(const struct config *conf, const struct websrv_opts *o)
 	s.web = web_new(conf);
 	pthread_mutex_init(&s.lock, NULL);
 	store_give(&s, probe);
-	e = run(&s, o, &ss);
+	e = run(&s, &opts, &ss);
 	while (s.nstores)
 		store_close(s.stores[--s.nstores]);
 	free(s.stores);

@@ -139,3 +139,43 @@ web_http_url(const char *url)
 			return false;
 	return true;
 }
+
+int
+web_framing(const struct web_hdr *h, size_t n, const char **why)
+{
+	const char *cl = NULL, *te = NULL;
+	size_t i, nte = 0;
+
+	for (i = 0; i < n; i++) {
+		if (ascii_stricmp(h[i].name, "Content-Length") == 0) {
+			/* The same value twice is one reading (RFC 9112
+			 * 6.3 lets a server take it). */
+			if (cl && strcmp(cl, h[i].value) != 0)
+				return *why = "two Content-Length values", 400;
+			cl = h[i].value;
+		} else if (ascii_stricmp(h[i].name, "Transfer-Encoding") == 0) {
+			te = h[i].value;
+			nte++;
+		}
+	}
+	if (cl && te)
+		return *why = "both Content-Length and Transfer-Encoding", 400;
+	if (nte > 1)
+		return *why = "more than one Transfer-Encoding header", 400;
+	if (te && ascii_stricmp(te, "chunked") != 0)
+		return *why = "a transfer coding other than chunked", 501;
+	return 0;
+}
+
+bool
+web_uri_nul(const char *uri, size_t n)
+{
+	size_t i;
+
+	if (memchr(uri, '\0', n))
+		return true;
+	for (i = 0; i + 2 < n; i++)
+		if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+			return true;
+	return false;
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "parsers/limits.h"
 #include "util/log.h"
 #include "util/thread.h"
 #include "util/timeutil.h"
@@ -16,9 +17,12 @@
  * crash repeats little work. */
 #define IMPORT_BATCH 1000
 /* Mails read ahead of the writer.  Bounds memory: each holds one raw
- * mail (at most LIMIT_MAIL_SIZE, usually a few KB) and its parse.  128
- * and 256 were no faster. */
+ * mail (usually a few KB) and its parse.  128 and 256 were no faster. */
 #define QUEUE_LEN 64
+/* Bytes of raw mail in the ring: the reader reads no further past them
+ * (but always reads one when the ring is empty).  A mail may be as
+ * large as LIMIT_MAIL_STORE: 64 of them would be 4 GB. */
+#define QUEUE_BYTES (64u * 1024 * 1024)
 /* Mails the reader reads before it parses: what the writer may parse
  * when it has caught up.  On util-linux's archive 1, 2, 4 and 8 gave
  * 0.85x, 0.91x, 0.93x and 0.93-0.95x the mbox rate; 16 and 32 no more. */
@@ -43,7 +47,6 @@ struct raw {
 	char *buf;
 	size_t cap;
 	char pos[sizeof(((struct source_mail *)0)->pos)];
-	bool truncated;
 };
 
 struct item {
@@ -71,6 +74,7 @@ struct queue {
 	pthread_cond_t not_full; /* the reader waits for room */
 	struct item items[QUEUE_LEN];
 	size_t head, count; /* items in use, from head */
+	size_t bytes; /* of their raw mails */
 	size_t claimed; /* the first of them, being or done parsing */
 	bool read_done; /* the reader has read its last */
 	bool stop; /* the writer wants no more */
@@ -80,6 +84,8 @@ struct queue {
 	struct raw pre[PRE_LEN];
 	size_t pre_head, npre, pre_bytes;
 	size_t pre_total; /* mails that went through pre */
+	size_t refused; /* over LIMIT_MAIL_STORE: skipped (the source said
+	                   where) */
 	bool src_done; /* the source is at its end (or failed: src_err) */
 	enum err src_err;
 	struct mail_opts opts;
@@ -113,24 +119,25 @@ static bool
 read_raw(struct queue *q, struct raw *r)
 {
 	struct source_mail sm;
-	bool truncated = false;
 	enum err e;
 
 	if (q->src_done)
 		return false;
 	raw_release(q, r);
-	e = source_next(q->src, &sm, &truncated);
+	/* A mail too large to store is skipped, never cut: the source
+	 * logged where it is, the command's summary counts it. */
+	while ((e = source_next(q->src, &sm)) == ERR_LIMIT)
+		q->refused++;
 	if (e != ERR_OK) {
 		q->src_done = true;
 		q->src_err = e == ERR_NOTFOUND ? ERR_OK : e;
 		return false;
 	}
 	memcpy(r->pos, sm.pos, sizeof(r->pos));
-	r->truncated = truncated;
 	r->n = sm.n;
-	/* Lent when the source can (a truncated mail has no NUL after
-	 * its n bytes): each copy cost util-linux's archive 4-8 ms. */
-	if (!truncated && (r->hold = source_hold(q->src)) != NULL) {
+	/* Lent when the source can: each copy cost util-linux's archive
+	 * 4-8 ms. */
+	if ((r->hold = source_hold(q->src)) != NULL) {
 		r->raw = sm.raw;
 		return true;
 	}
@@ -205,7 +212,6 @@ parse_oldest(struct queue *q)
 	it->parsed = false;
 	pthread_mutex_unlock(&q->mu);
 	arena_reset(it->a);
-	o.truncated = it->r.truncated;
 	mail_parse(it->a, it->r.raw, it->r.n, &o, &it->m);
 	pthread_mutex_lock(&q->mu);
 	it->parsed = true;
@@ -226,7 +232,8 @@ reader(void *arg)
 	pthread_mutex_lock(&q->mu);
 	while (!q->stop) {
 		if (!q->read_done && q->count < QUEUE_LEN &&
-		    q->count - q->claimed < READ_AHEAD) {
+		    q->count - q->claimed < READ_AHEAD &&
+		    (q->count == 0 || q->bytes < QUEUE_BYTES)) {
 			struct item *it =
 			    &q->items[(q->head + q->count) % QUEUE_LEN];
 			bool ok;
@@ -236,6 +243,7 @@ reader(void *arg)
 			pthread_mutex_lock(&q->mu);
 			if (ok) {
 				q->count++;
+				q->bytes += it->r.n;
 				q->frac = source_progress(q->src);
 			} else {
 				q->read_done = true;
@@ -366,7 +374,10 @@ drain(struct queue *q, struct writer *w)
 		q->head = (q->head + 1) % QUEUE_LEN;
 		q->count--;
 		q->claimed--;
-		if (QUEUE_LEN - q->count == REFILL)
+		q->bytes -= it->r.n;
+		if (QUEUE_LEN - q->count == REFILL ||
+		    (q->bytes < QUEUE_BYTES &&
+		        q->bytes + it->r.n >= QUEUE_BYTES))
 			pthread_cond_signal(&q->not_full);
 		if (w->o->progress && time_mono() - last > 0.2) {
 			last = time_mono();
@@ -473,6 +484,12 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	    q.reader_idle * 1000, q.writer_idle * 1000);
 	if (e == ERR_OK)
 		e = q.err;
+	if (q.refused) {
+		log_err("import: %s: %zu mails over the %u MB a mail may have "
+		        "were not imported: each is named above",
+		    w.name, q.refused, LIMIT_MAIL_STORE >> 20);
+		ingest_refused(in, q.refused);
+	}
 	if (o->progress)
 		progress(source_progress(q.src), w.done, true);
 	pthread_cond_destroy(&q.not_empty);

@@ -92,6 +92,12 @@ ingest_stats(const struct ingest *in)
 }
 
 void
+ingest_refused(struct ingest *in, size_t n)
+{
+	in->stats.refused += n;
+}
+
+void
 ingest_mail_opts(const struct ingest *in, struct mail_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -1529,12 +1535,13 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 		char q[128];
 
 		log_msg(m->flags & MAIL_F_OVERLIMIT ? LOG_WARN : LOG_INFO,
-		    "ingest: <%s>: %s: stored%s",
+		    "ingest: <%s>: %s: stored (%zu bytes)%s",
 		    log_quote(q, sizeof(q), m->msgid, strlen(m->msgid)),
 		    m->flags & MAIL_F_OVERLIMIT ? m->limit
 		        : m->flags & MAIL_F_BROKEN
 		        ? "broken MIME"
 		        : "unknown charset or bad bytes",
+		    n,
 		    m->flags & MAIL_F_OVERLIMIT ? ", not parsed: over a limit"
 		                                : ", parsed as far as it went");
 	}

@@ -24,6 +24,8 @@ struct ingest_stats {
 	size_t dupids; /* other mails reusing a stored Message-ID */
 	size_t patches, covers, replies, pulls, bots, other;
 	size_t overlimit; /* stored but not parsed: over a limit */
+	size_t refused; /* not stored: over LIMIT_MAIL_STORE (each logged
+	                   where it is, by its source) */
 	size_t series; /* series created */
 	size_t linked; /* series linked to an older version */
 };
@@ -45,6 +47,8 @@ const struct ingest_stats *ingest_stats(const struct ingest *in);
  * believes nothing and checks nothing, as an import.
  */
 void ingest_set_road(struct ingest *in, const struct trust_road *road);
+/* Count n mails a source skipped as too large to store. */
+void ingest_refused(struct ingest *in, size_t n);
 /* Options for mail_parse() that follow from the config. */
 void ingest_mail_opts(const struct ingest *in, struct mail_opts *o);
 

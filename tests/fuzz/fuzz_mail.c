@@ -18,7 +18,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct arena *a = arena_new();
-	struct mail_opts o = { "#yard", "bot@example.org", false };
+	struct mail_opts o = { "#yard", "bot@example.org" };
 	struct mail m;
 	size_t i;
 

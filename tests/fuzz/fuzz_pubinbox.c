@@ -148,11 +148,15 @@ static size_t
 read_all(struct git_pubinbox *p, struct seen *out, size_t max)
 {
 	struct source_mail m;
-	bool truncated;
 	size_t k = 0;
+	enum err e;
 
-	while (k < max && git_pubinbox_next(p, &m, &truncated) == ERR_OK) {
-		if (m.n > LIMIT || (m.n < LIMIT && truncated))
+	while (k < max &&
+	    ((e = git_pubinbox_next(p, &m)) == ERR_OK || e == ERR_LIMIT)) {
+		/* One over the limit is skipped, never cut. */
+		if (e == ERR_LIMIT)
+			m.n = 0;
+		if (m.n > LIMIT || (e == ERR_LIMIT && m.raw != NULL))
 			abort();
 		snprintf(out[k].pos, sizeof(out[k].pos), "%s", m.pos);
 		out[k].n = m.n;

@@ -52,14 +52,19 @@ fz_read(const char *path, const struct source_mbox_opts *o, const char *pos,
 {
 	struct source_mbox *mb;
 	struct source_mail m;
-	bool trunc;
+	enum err e;
 	size_t i;
 
 	if (source_mbox_open(path, o, &mb) != ERR_OK)
 		return;
 	if (pos != NULL && source_mbox_seek(mb, pos) != ERR_OK)
 		fz_check(0, "a position made by the reader is refused");
-	while (source_mbox_next(mb, &m, &trunc) == ERR_OK) {
+	while ((e = source_mbox_next(mb, &m)) == ERR_OK || e == ERR_LIMIT) {
+		/* One over the limit is skipped, never cut: an empty entry
+		 * with its position. */
+		fz_check(e == ERR_OK || o->limit != 0, "over no limit");
+		if (e == ERR_LIMIT)
+			m.n = 0;
 		fz_check(m.n <= (o->limit ? o->limit : m.n), "over the limit");
 		i = ms->n++;
 		ms->raw = realloc(ms->raw, ms->n * sizeof(*ms->raw));
@@ -68,7 +73,8 @@ fz_read(const char *path, const struct source_mbox_opts *o, const char *pos,
 		fz_check(ms->raw && ms->len && ms->pos, "realloc");
 		ms->raw[i] = malloc(m.n + 1);
 		fz_check(ms->raw[i] != NULL, "malloc");
-		memcpy(ms->raw[i], m.raw, m.n);
+		if (m.n)
+			memcpy(ms->raw[i], m.raw, m.n);
 		ms->len[i] = m.n;
 		memcpy(ms->pos[i], m.pos, sizeof(m.pos));
 	}
@@ -165,6 +171,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(gz);
 	}
 	fz_read(path, &cut, NULL, &b);
+	for (i = 1; i < b.n; i++)
+		fz_check(strtoull(b.pos[i], NULL, 10) >
+		        strtoull(b.pos[i - 1], NULL, 10),
+		    "positions do not grow past mails over the limit");
 	fz_free(&b);
 	fz_read(path, &o, NULL, &b);
 	fz_check(b.n == a.n, "mboxo splits elsewhere");

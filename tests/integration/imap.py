@@ -195,6 +195,33 @@ def scenario(tmp):
     check('seen = move:done moves what was stored', r.returncode == 0 and mv.count() == 105
           and len(d.flags('lists')) == 0 and len(d.flags('done')) == 105,
           r.stderr.decode(errors='replace')[-300:])
+
+    # Large mails are stored whole: one over the first MB fetched with
+    # the others (fetched again alone), one over the parse limit (16 MB,
+    # marked); one over the storage cap (64 MB) is not fetched, and is
+    # named.
+    d.create('big')
+    sizes = {'b1': 2 << 20, 'b2': (16 << 20) + (1 << 20), 'b3': (64 << 20) + 4096, 'b4': 0}
+    bigs = {k: mail(k, 1, n) for k, n in sizes.items()}
+    d.append('big', list(bigs.values()))
+    big = Yard2(tmp, 'big', '\timap = %s\n\tpassword-file = %s\n\tca-file = %s\n'
+                % (imaps.replace('/lists', '/big'), pw, d.ca))
+    r = big.run('run', '--once', check_rc=False)
+    err = r.stderr.decode(errors='replace')
+    check('large mails: run --once exits 0', r.returncode == 0, err[-500:])
+    db = big.db()
+    got = dict(db.execute('SELECT m.msgid, r.bytes FROM message m JOIN raw r ON r.message_id = m.id'))
+    flags = dict(db.execute('SELECT msgid, flags FROM message'))
+    db.close()
+    for k in ('b1', 'b2', 'b4'):
+        mid = '%s-1@example.org' % k
+        check('large mails: %s (%d bytes) stored whole' % (k, len(bigs[k])), got.get(mid) == bigs[k],
+              len(got.get(mid) or b''))
+    check('large mails: the one over 16 MB is marked over a limit', flags.get('b2-1@example.org', 0) & 0x21 == 1,
+          flags)
+    check('large mails: the one over 64 MB is not stored', 'b3-1@example.org' not in got, sorted(got))
+    check('large mails: and is named by its UID', 'UID 3: the mail is %d bytes, over the %d bytes a mail may '
+          'have: not stored' % (len(bigs['b3']), 64 << 20) in err, err[-500:])
     d.stop()
 
     # A server that accepts and never says a word: SIGTERM still ends run

@@ -23,36 +23,38 @@
 
 #define FIX "tests/fixtures/sources/"
 
-/* Every mail of a source, copied out, with its position. */
+/* Every mail of a source, copied out, with its position; one over the
+ * source's limit (ERR_LIMIT) as an empty mail with over set. */
 struct mails {
 	size_t n;
 	char **raw;
 	size_t *len;
 	char (*pos)[256];
-	bool *trunc;
+	bool *over;
 };
 
 static inline void
 mails_add(
-    struct mails *ms, const char *raw, size_t len, const char *pos, bool trunc)
+    struct mails *ms, const char *raw, size_t len, const char *pos, bool over)
 {
 	size_t i = ms->n++;
 
 	ms->raw = realloc(ms->raw, ms->n * sizeof(*ms->raw));
 	ms->len = realloc(ms->len, ms->n * sizeof(*ms->len));
 	ms->pos = realloc(ms->pos, ms->n * sizeof(*ms->pos));
-	ms->trunc = realloc(ms->trunc, ms->n * sizeof(*ms->trunc));
+	ms->over = realloc(ms->over, ms->n * sizeof(*ms->over));
 	assert_non_null(ms->raw);
 	assert_non_null(ms->len);
 	assert_non_null(ms->pos);
-	assert_non_null(ms->trunc);
+	assert_non_null(ms->over);
 	ms->raw[i] = malloc(len + 1);
 	assert_non_null(ms->raw[i]);
-	memcpy(ms->raw[i], raw, len);
+	if (len)
+		memcpy(ms->raw[i], raw, len);
 	ms->raw[i][len] = '\0';
 	ms->len[i] = len;
 	snprintf(ms->pos[i], sizeof(ms->pos[i]), "%s", pos != NULL ? pos : "");
-	ms->trunc[i] = trunc;
+	ms->over[i] = over;
 }
 
 static inline void
@@ -65,7 +67,7 @@ mails_free(struct mails *ms)
 	free(ms->raw);
 	free(ms->len);
 	free(ms->pos);
-	free(ms->trunc);
+	free(ms->over);
 	memset(ms, 0, sizeof(*ms));
 }
 
@@ -83,7 +85,7 @@ mails_assert_part(
 		assert_int_equal(a->len[from + i], b->len[i]);
 		assert_memory_equal(a->raw[from + i], b->raw[i], b->len[i]);
 		assert_string_equal(a->pos[from + i], b->pos[i]);
-		assert_int_equal(a->trunc[from + i], b->trunc[i]);
+		assert_int_equal(a->over[from + i], b->over[i]);
 	}
 }
 
@@ -99,16 +101,16 @@ read_source(const char *path, unsigned flags, const char *pos, struct mails *ms)
 {
 	struct source *s = NULL;
 	struct source_mail m;
-	bool trunc;
 	enum err e;
 
 	assert_int_equal(source_open(path, flags, &s), ERR_OK);
 	if (pos != NULL)
 		assert_int_equal(source_seek(s, pos), ERR_OK);
-	while ((e = source_next(s, &m, &trunc)) == ERR_OK)
-		mails_add(ms, m.raw, m.n, m.pos, trunc);
+	while ((e = source_next(s, &m)) == ERR_OK || e == ERR_LIMIT)
+		mails_add(
+		    ms, m.raw, e == ERR_OK ? m.n : 0, m.pos, e == ERR_LIMIT);
 	assert_int_equal(e, ERR_NOTFOUND);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+	assert_int_equal(source_next(s, &m), ERR_NOTFOUND);
 	source_free(s);
 }
 
@@ -119,12 +121,12 @@ read_mbox_opts(
 {
 	struct source_mbox *mb = NULL;
 	struct source_mail m;
-	bool trunc;
 	enum err e;
 
 	assert_int_equal(source_mbox_open(path, o, &mb), ERR_OK);
-	while ((e = source_mbox_next(mb, &m, &trunc)) == ERR_OK)
-		mails_add(ms, m.raw, m.n, m.pos, trunc);
+	while ((e = source_mbox_next(mb, &m)) == ERR_OK || e == ERR_LIMIT)
+		mails_add(
+		    ms, m.raw, e == ERR_OK ? m.n : 0, m.pos, e == ERR_LIMIT);
 	assert_int_equal(e, ERR_NOTFOUND);
 	source_mbox_free(mb);
 }
@@ -207,11 +209,10 @@ assert_progress_done(const char *path, unsigned flags)
 {
 	struct source *s;
 	struct source_mail m;
-	bool trunc;
 	double p, prev = 0;
 
 	assert_int_equal(source_open(path, flags, &s), ERR_OK);
-	while (source_next(s, &m, &trunc) == ERR_OK) {
+	while (source_next(s, &m) == ERR_OK) {
 		p = source_progress(s);
 		assert_true(p >= prev && p <= 1.0);
 		prev = p;

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "bot/git/gitrepo.h"
+#include "bot/source/git_pubinbox.h"
 #include "bot/source/source.h"
 #include "parsers/pack.h"
 #include "parsers/patchid.h"
@@ -106,7 +107,7 @@ test_pubinbox(void **state)
 	assert_int_equal(ms.n, 6);
 	for (i = 0; i < 6; i++) {
 		assert_non_null(strstr(ms.raw[i], words[i]));
-		assert_false(ms.trunc[i]);
+		assert_false(ms.over[i]);
 		assert_pos_shape(ms.pos[i], i < 3 ? "0" : i < 5 ? "2" : "10");
 	}
 	assert_resume(d, 0, &ms);
@@ -136,6 +137,68 @@ test_pubinbox(void **state)
 	assert_int_equal(source_seek(s, bad), ERR_INVAL);
 	source_free(s);
 	mails_free(&ms);
+	rmtmp(d);
+}
+
+/* Drain p (opened with a limit): the mails, and those over it (empty,
+ * over set). */
+static void
+read_limited(struct git_pubinbox *p, struct mails *ms)
+{
+	struct source_mail m;
+	enum err e;
+
+	while ((e = git_pubinbox_next(p, &m)) == ERR_OK || e == ERR_LIMIT) {
+		assert_true(e == ERR_OK || m.raw == NULL);
+		mails_add(
+		    ms, m.raw, e == ERR_OK ? m.n : 0, m.pos, e == ERR_LIMIT);
+	}
+	assert_int_equal(e, ERR_NOTFOUND);
+}
+
+/*
+ * Mails over the limit are skipped whole, never cut, with their
+ * positions, and the rest read on: from loose objects, whose size
+ * libgit2 tells before anything is read, and from packs.
+ */
+static void
+test_pubinbox_limit(void **state)
+{
+	struct mails all = { 0 }, ms = { 0 };
+	struct git_pubinbox *p;
+	char *d;
+	size_t i, round, over;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	d = mktmp();
+	make_inbox(d);
+	read_source(d, 0, NULL, &all);
+	for (round = 0; round < 2; round++) {
+		/* fast-import left them loose; then packed. */
+		if (round == 1)
+			run("for e in '%s'/git/*.git; do git -C $e repack "
+			    "-adq; "
+			    "done",
+			    d);
+		assert_int_equal(git_pubinbox_open(d, 23, &p), ERR_OK);
+		read_limited(p, &ms);
+		git_pubinbox_free(p);
+		assert_int_equal(ms.n, all.n);
+		for (i = 0; i < all.n; i++) {
+			assert_string_equal(ms.pos[i], all.pos[i]);
+			assert_int_equal(ms.over[i], all.len[i] > 23);
+			assert_int_equal(
+			    ms.len[i], all.len[i] > 23 ? 0 : all.len[i]);
+			assert_memory_equal(ms.raw[i], all.raw[i], ms.len[i]);
+		}
+		for (over = 0, i = 0; i < ms.n; i++)
+			over += ms.over[i];
+		assert_true(over > 0 && over < ms.n);
+		mails_free(&ms);
+	}
+	mails_free(&all);
 	rmtmp(d);
 }
 
@@ -452,7 +515,6 @@ test_pubinbox_epochs(void **state)
 	struct mails ms = { 0 };
 	struct source *s;
 	char head[41], path[4200];
-	bool trunc;
 	char *d;
 
 	(void)state;
@@ -468,16 +530,16 @@ test_pubinbox_epochs(void **state)
 	assert_string_equal(head, ms.pos[4] + 2);
 	/* Epoch 2 alone, after its first mail: one mail, then the end. */
 	assert_int_equal(source_epoch_select(s, 1, ms.pos[3] + 2), ERR_OK);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_OK);
+	assert_int_equal(source_next(s, &m), ERR_OK);
 	assert_string_equal(m.pos, ms.pos[4]);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+	assert_int_equal(source_next(s, &m), ERR_NOTFOUND);
 	/* From its start. */
 	assert_int_equal(source_epoch_select(s, 1, NULL), ERR_OK);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_OK);
+	assert_int_equal(source_next(s, &m), ERR_OK);
 	assert_string_equal(m.pos, ms.pos[3]);
 	/* At its head: nothing. */
 	assert_int_equal(source_epoch_select(s, 1, head), ERR_OK);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+	assert_int_equal(source_next(s, &m), ERR_NOTFOUND);
 	/* A commit of another epoch is not in this one's history. */
 	assert_int_equal(
 	    source_epoch_select(s, 1, ms.pos[0] + 2), ERR_CONFLICT);
@@ -510,7 +572,6 @@ test_pubinbox_corrupt_object(void **state)
 	struct gitrepo *r = NULL;
 	struct source *s;
 	struct source_mail m;
-	bool trunc;
 	enum err e;
 
 	(void)state;
@@ -533,7 +594,7 @@ test_pubinbox_corrupt_object(void **state)
 	    path);
 	assert_int_equal(gitrepo_open(stage, &r), ERR_OK);
 	assert_int_equal(source_open(path, 0, &s), ERR_OK);
-	e = source_next(s, &m, &trunc);
+	e = source_next(s, &m);
 	if (e == ERR_OK)
 		assert_null(strstr(m.raw, "two"));
 	assert_int_equal(e, ERR_GIT);
@@ -547,6 +608,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pubinbox),
+		cmocka_unit_test(test_pubinbox_limit),
 		cmocka_unit_test(test_pubinbox_long),
 		cmocka_unit_test(test_pubinbox_packed),
 		cmocka_unit_test(test_pubinbox_commit_graph),

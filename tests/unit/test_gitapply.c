@@ -572,6 +572,206 @@ test_refusals(void **state)
 	free(after);
 }
 
+/* A patch that makes the symbolic link path -> target. */
+static char *
+link_patch(const char *path, const char *target)
+{
+	struct buf b = BUF_INIT;
+
+	assert_int_equal(buf_addf(&b,
+	                     "diff --git a/%s b/%s\nnew file mode 120000\n"
+	                     "--- /dev/null\n+++ b/%s\n@@ -0,0 +1 @@\n+%s\n"
+	                     "\\ No newline at end of file\n",
+	                     path, path, path, target),
+	    ERR_OK);
+	return buf_detach(&b, NULL);
+}
+
+/* link_patch(), freed at the next call with NULL. */
+static const char *
+link_patch_free_later(const char *path, const char *target)
+{
+	static char *kept[16];
+	static size_t n;
+
+	if (path == NULL) {
+		while (n)
+			free(kept[--n]);
+		return NULL;
+	}
+	assert_true(n < sizeof(kept) / sizeof(kept[0]));
+	return kept[n++] = link_patch(path, target);
+}
+
+/* Apply text to the tree tree_hex (a tree a patch made in memory): the
+ * new tree (the caller frees it) or NULL, with res. */
+static char *
+apply_on(const char *tree_hex, const char *text, struct gitapply_result *res)
+{
+	char out[41];
+
+	if (gitapply_tree(stage, tree_hex, text, strlen(text), out, res) !=
+	    ERR_OK)
+		return NULL;
+	return strdup(out);
+}
+
+/* Whether git apply takes text on base (in a fresh clone), and the
+ * tree it makes (when tree is not NULL; the caller frees it). */
+static bool
+git_takes(const char *base, const char *text, char **tree)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/check.patch", tmp);
+	gt_write(path, text);
+	gt_sh("rm -rf %s/chk && git clone -q %s/work %s/chk 2>/dev/null", tmp,
+	    tmp, tmp);
+	if (gt_sh("cd %s/chk && git checkout -q '%s' && "
+	          "git apply --index %s >/dev/null 2>&1",
+	        tmp, base, path) != 0)
+		return false;
+	if (tree)
+		*tree = gt_out("git -C %s/chk write-tree", tmp);
+	return true;
+}
+
+static void
+assert_refused(
+    const struct gitapply_result *res, const char *tree, const char *why)
+{
+	if (tree != NULL || strstr(res->reason, why) == NULL)
+		fprintf(stderr, "wanted a refusal (%s), got %s: %s\n", why,
+		    gitapply_how_str(res->how), res->reason);
+	assert_null(tree);
+	assert_int_equal(res->how, GITAPPLY_REFUSED);
+	assert_non_null(strstr(res->reason, why));
+}
+
+/*
+ * Symbolic links are followed through the tree's own links, as the
+ * kernel follows them in a checkout: with d/l -> "..", the target
+ * "d/l/../../etc" leads above the tree, though it reads as "etc".  git
+ * apply takes such links (it refuses only paths "beyond a symbolic
+ * link", which we refuse too); we refuse the link.
+ */
+static void
+test_symlinks(void **state)
+{
+	struct gitapply_result res;
+	char *up = link_patch("d/l", ".."),
+	     *e = link_patch("e", "d/l/../../etc");
+	char *both = NULL, *base, *t1, *t2, *want;
+	struct buf b = BUF_INIT;
+
+	(void)state;
+	sync_branch("master");
+	base = tree_of("base");
+
+	/* The review's case, in one patch: git apply takes it, we do not. */
+	assert_int_equal(buf_adds(&b, up), ERR_OK);
+	assert_int_equal(buf_adds(&b, e), ERR_OK);
+	both = buf_detach(&b, NULL);
+	assert_true(git_takes("base", both, NULL));
+	assert_refused(&res, apply_on(base, both, &res),
+	    "e: symbolic link "
+	    "points out");
+
+	/* The same as a series: d/l alone leads to the top, inside. */
+	t1 = apply_on(base, up, &res);
+	assert_non_null(t1);
+	assert_refused(&res, apply_on(t1, e, &res), "points out of the tree");
+	/* Writing through the link, or with "..", is refused as before. */
+	assert_refused(&res,
+	    apply_on(t1,
+	        "diff --git a/d/l/x b/d/l/x\nnew file mode 100644\n"
+	        "--- /dev/null\n+++ b/d/l/x\n@@ -0,0 +1 @@\n+x\n",
+	        &res),
+	    "beyond a symbolic link");
+	assert_refused(&res,
+	    apply_on(t1,
+	        "diff --git a/d/l/../../x b/d/l/../../x\nnew file mode "
+	        "100644\n--- /dev/null\n+++ b/d/l/../../x\n@@ -0,0 +1 @@\n"
+	        "+x\n",
+	        &res),
+	    "not allowed");
+	free(t1);
+
+	/* The other order: e first (nothing there yet: it leads to "etc"),
+	 * then the link that makes e lead out. */
+	t1 = apply_on(base, e, &res);
+	assert_non_null(t1);
+	assert_refused(&res, apply_on(t1, up, &res),
+	    "e: symbolic link now "
+	    "points out");
+	free(t1);
+
+	/* A chain: dir/sub/up -> ../.. (the top), dir/up2 -> sub/up (the
+	 * top, through the first); f2 -> dir/up2/../x reads as dir/x but
+	 * leads above the top. */
+	t1 = apply_on(base, link_patch_free_later("dir/sub/up", "../.."), &res);
+	assert_non_null(t1);
+	t2 = apply_on(t1, link_patch_free_later("dir/up2", "sub/up"), &res);
+	assert_non_null(t2);
+	assert_refused(&res,
+	    apply_on(t2, link_patch_free_later("f2", "dir/up2/../x"), &res),
+	    "points out of the tree");
+	free(t1);
+	free(t2);
+
+	/* Links in a loop lead nowhere a checkout can use. */
+	assert_int_equal(
+	    buf_adds(&b, link_patch_free_later("la", "lb")), ERR_OK);
+	assert_int_equal(
+	    buf_adds(&b, link_patch_free_later("lb", "la")), ERR_OK);
+	assert_refused(&res, apply_on(base, buf_cstr(&b), &res), "loop");
+	buf_reset(&b);
+
+	/* Legitimate relative links, one through another, apply as git
+	 * applies them. */
+	assert_int_equal(
+	    buf_adds(&b, link_patch_free_later("dir/sub/ln", "../../g")),
+	    ERR_OK);
+	assert_int_equal(
+	    buf_adds(&b, link_patch_free_later("dir/l2", "sub/ln")), ERR_OK);
+	assert_int_equal(
+	    buf_adds(&b, link_patch_free_later("dir/l3", "../dir/./sub/../y")),
+	    ERR_OK);
+	assert_int_equal(
+	    buf_adds(&b, link_patch_free_later("top", "dir/..")), ERR_OK);
+	t1 = apply_on(base, buf_cstr(&b), &res);
+	assert_non_null(t1);
+	assert_true(git_takes("base", buf_cstr(&b), &want));
+	assert_non_null(want);
+	assert_string_equal(t1, want);
+	free(t1);
+	free(want);
+	buf_reset(&b);
+
+	/* A link upstream already has that leads out is not the patch's
+	 * doing: a patch beside it (a link too) applies. */
+	assert_int_equal(gt_sh("set -e; cd %s/work; git checkout -qb outlink "
+	                       "base; ln -s ../../outside out; git add out; "
+	                       "git commit -qm out; git checkout -q master",
+	                     tmp),
+	    0);
+	sync_branch("outlink");
+	t2 = tree_of("outlink");
+	t1 = apply_on(t2, link_patch_free_later("dir/in", "y"), &res);
+	if (t1 == NULL)
+		fprintf(stderr, "outlink: %s\n", res.reason);
+	assert_non_null(t1);
+	free(t1);
+	free(t2);
+
+	link_patch_free_later(NULL, NULL);
+	free(both);
+	free(up);
+	free(e);
+	free(base);
+	buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -584,6 +784,7 @@ main(void)
 		cmocka_unit_test(test_conflict),
 		cmocka_unit_test(test_plain_and_crlf),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_symlinks),
 	};
 
 	return cmocka_run_group_tests_name("gitapply", tests, setup, teardown);

@@ -118,18 +118,22 @@ struct got {
 	uint32_t uid[4];
 	size_t n;
 	char first[64];
+	size_t len[4];
+	bool over[4];
 };
 
 static enum err
-take(void *arg, uint32_t uid, const char *raw, size_t n, bool truncated)
+take(void *arg, uint32_t uid, const char *raw, size_t n)
 {
 	struct got *g = arg;
 
-	assert_false(truncated);
-	if (g->n == 0)
+	if (g->n == 0 && raw != NULL)
 		snprintf(g->first, sizeof(g->first), "%.*s", (int)n, raw);
-	if (g->n < 4)
+	if (g->n < 4) {
+		g->len[g->n] = n;
+		g->over[g->n] = raw == NULL;
 		g->uid[g->n++] = uid;
+	}
 	return ERR_OK;
 }
 
@@ -141,7 +145,7 @@ test_session(void **state)
 	struct imap *im = NULL;
 	uint32_t *uids = NULL;
 	size_t n = 0;
-	struct got g = { { 0 }, 0, "" };
+	struct got g = { { 0 }, 0, "", { 0 }, { 0 } };
 	char err[256] = "";
 
 	(void)state;
@@ -181,7 +185,7 @@ static void
 test_huge_literal(void **state)
 {
 	struct imap *im = NULL;
-	struct got g = { { 0 }, 0, "" };
+	struct got g = { { 0 }, 0, "", { 0 }, { 0 } };
 	char err[256] = "";
 
 	(void)state;
@@ -197,6 +201,55 @@ test_huge_literal(void **state)
 	imap_close(im);
 }
 
+/*
+ * Mails are handed out whole or not at all: one the first command
+ * brought short of its RFC822.SIZE is fetched again alone, one over the
+ * limit is not fetched (raw NULL, its size), and neither is cut.
+ */
+static void
+test_whole_or_nothing(void **state)
+{
+	struct imap *im = NULL;
+	struct got g = { { 0 }, 0, "", { 0 }, { 0 } };
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+	    open_on(OPENING
+	        "* 1 FETCH (UID 9 RFC822.SIZE 40 BODY[]<0> {17}\r\n"
+	        "Subject: long\r\n\r\n"
+	        ")\r\n"
+	        "* 2 FETCH (UID 10 RFC822.SIZE 5000 BODY[]<0> {17}\r\n"
+	        "Subject: huge\r\n\r\n"
+	        ")\r\n"
+	        "* 3 FETCH (UID 11 RFC822.SIZE 5 BODY[]<0> {5}\r\n"
+	        "tiny\n"
+	        ")\r\n"
+	        "4 OK f\r\n"
+	        "* 1 FETCH (UID 9 RFC822.SIZE 40 BODY[]<0> {40}\r\n"
+	        "Subject: long\r\n\r\nall forty bytes of it.\n"
+	        ")\r\n"
+	        "5 OK f\r\n",
+	        &im, err, sizeof(err)),
+	    ERR_OK);
+	assert_int_equal(imap_fetch(im, (uint32_t[]){ 9, 10, 11 }, 3, 4096,
+	                     take, &g, err, sizeof(err)),
+	    ERR_OK);
+	assert_int_equal(g.n, 3);
+	assert_int_equal(g.uid[0], 9);
+	assert_false(g.over[0]);
+	assert_int_equal(g.len[0], 40);
+	assert_string_equal(
+	    g.first, "Subject: long\r\n\r\nall forty bytes of it.\n");
+	assert_int_equal(g.uid[1], 10);
+	assert_true(g.over[1]);
+	assert_int_equal(g.len[1], 5000);
+	assert_int_equal(g.uid[2], 11);
+	assert_false(g.over[2]);
+	assert_int_equal(g.len[2], 5);
+	imap_close(im);
+}
+
 int
 main(void)
 {
@@ -205,6 +258,7 @@ main(void)
 		cmocka_unit_test(test_bad_greeting),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_huge_literal),
+		cmocka_unit_test(test_whole_or_nothing),
 	};
 
 	int r;

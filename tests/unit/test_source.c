@@ -1,7 +1,7 @@
 /*
  * Unit tests of the mail sources: mbox (checked against `git mailsplit`
- * on the fixtures and on the corpus), gzip, CRLF, truncation, Maildir,
- * telling the kinds apart, and resuming from every position.  The
+ * on the fixtures and on the corpus), gzip, CRLF, mails over the limit,
+ * Maildir, telling the kinds apart, and resuming from every position.  The
  * public-inbox reader has its own test_git_pubinbox.c.
  */
 #include <setjmp.h>
@@ -271,15 +271,14 @@ test_empty(void **state)
 		FIX "blank.mbox" };
 	struct source *s;
 	struct source_mail m;
-	bool trunc;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
 		assert_int_equal(source_open(files[i], 0, &s), ERR_OK);
 		assert_int_equal(source_kind(s), SOURCE_MBOX);
-		assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
-		assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+		assert_int_equal(source_next(s, &m), ERR_NOTFOUND);
+		assert_int_equal(source_next(s, &m), ERR_NOTFOUND);
 		assert_true(
 		    source_progress(s) == 1.0 || source_progress(s) == -1.0);
 		assert_int_equal(source_seek(s, "1"), ERR_INVAL);
@@ -330,7 +329,6 @@ test_gzip_truncated(void **state)
 	char *d = mktmp(), path[4200];
 	struct source *s;
 	struct source_mail m;
-	bool trunc;
 	enum err e;
 	int n = 0;
 
@@ -338,10 +336,10 @@ test_gzip_truncated(void **state)
 	snprintf(path, sizeof(path), "%s/cut.gz", d);
 	run("gzip -c < %s | head -c 300 > '%s'", FIX "mboxrd.mbox", path);
 	assert_int_equal(source_open(path, 0, &s), ERR_OK);
-	while ((e = source_next(s, &m, &trunc)) == ERR_OK)
+	while ((e = source_next(s, &m)) == ERR_OK)
 		n++;
 	assert_int_equal(e, ERR_IO);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_IO);
+	assert_int_equal(source_next(s, &m), ERR_IO);
 	source_free(s);
 	rmtmp(d);
 }
@@ -353,7 +351,6 @@ test_seek_invalid(void **state)
 		"+3", " 3", "99999999999999999999999", "3", "100000" };
 	struct source *s;
 	struct source_mail m;
-	bool trunc;
 	size_t i;
 
 	(void)state;
@@ -361,7 +358,7 @@ test_seek_invalid(void **state)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(source_seek(s, bad[i]), ERR_INVAL);
 	/* A failed seek leaves the source at its end; a good one works. */
-	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+	assert_int_equal(source_next(s, &m), ERR_NOTFOUND);
 	/* A "From " line that is no separator, and the middle of a line. */
 	assert_int_equal(source_seek(s, "327"), ERR_INVAL);
 	assert_int_equal(source_seek(s, "328"), ERR_INVAL);
@@ -371,7 +368,8 @@ test_seek_invalid(void **state)
 	source_free(s);
 }
 
-/* With a small limit, each mail is the prefix of the unlimited one. */
+/* With a small limit, each mail is the unlimited one, whole, or over the
+ * limit: skipped, never cut, and the positions stay the same. */
 static void
 test_small_limit(void **state)
 {
@@ -388,10 +386,10 @@ test_small_limit(void **state)
 		read_mbox_opts(FIX "mboxrd.mbox", &o, &ms);
 		assert_int_equal(ms.n, all.n);
 		for (k = 0; k < ms.n; k++) {
-			want = all.len[k] < o.limit ? all.len[k] : o.limit;
+			want = all.len[k] <= o.limit ? all.len[k] : 0;
 			assert_int_equal(ms.len[k], want);
 			assert_memory_equal(ms.raw[k], all.raw[k], want);
-			assert_int_equal(ms.trunc[k], all.len[k] > o.limit);
+			assert_int_equal(ms.over[k], all.len[k] > o.limit);
 			assert_string_equal(ms.pos[k], all.pos[k]);
 		}
 		mails_free(&ms);
@@ -400,7 +398,8 @@ test_small_limit(void **state)
 }
 
 /* Mails of exactly the limit, one byte over, and a line far longer than
- * the window inside a mail that is cut. */
+ * the window inside a mail over the limit: those over are skipped whole,
+ * and the mail after them is read as it is. */
 static void
 test_limit_edges(void **state)
 {
@@ -422,12 +421,12 @@ test_limit_edges(void **state)
 	read_mbox_opts(path, &o, &ms);
 	assert_int_equal(ms.n, 4);
 	assert_int_equal(ms.len[0], 100);
-	assert_false(ms.trunc[0]);
-	assert_int_equal(ms.len[1], 100);
-	assert_true(ms.trunc[1]);
-	assert_memory_equal(ms.raw[1], body, 100);
-	assert_int_equal(ms.len[2], 100);
-	assert_true(ms.trunc[2]);
+	assert_false(ms.over[0]);
+	assert_int_equal(ms.len[1], 0);
+	assert_true(ms.over[1]);
+	assert_int_equal(ms.len[2], 0);
+	assert_true(ms.over[2]);
+	assert_false(ms.over[3]);
 	assert_int_equal(ms.len[3], 5);
 	assert_memory_equal(ms.raw[3], "last\n", 5);
 	assert_string_equal(ms.pos[2], "1399");
@@ -435,7 +434,8 @@ test_limit_edges(void **state)
 	rmtmp(d);
 }
 
-/* A mail over LIMIT_MAIL_SIZE between two small ones. */
+/* A mail over LIMIT_MAIL_SIZE between two small ones: handed out whole
+ * (the parser marks it, the store keeps it). */
 static void
 test_huge_mail(void **state)
 {
@@ -464,12 +464,16 @@ test_huge_mail(void **state)
 
 	read_source(path, 0, NULL, &ms);
 	assert_int_equal(ms.n, 3);
-	assert_false(ms.trunc[0]);
-	assert_true(ms.trunc[1]);
-	assert_int_equal(ms.len[1], LIMIT_MAIL_SIZE);
+	assert_false(ms.over[0]);
+	assert_false(ms.over[1]);
+	assert_int_equal(ms.len[1], hdr + big / 80 * 80 + 1);
 	assert_memory_equal(ms.raw[1], "Subject: huge\n\n>xxx", 19);
 	assert_memory_equal(ms.raw[1] + hdr + 80, "xxxx", 4);
-	assert_false(ms.trunc[2]);
+	for (i = 0; i < big / 80; i++)
+		assert_true(ms.raw[1][hdr + i * 80] == (i % 7 ? 'x' : '>') &&
+		    ms.raw[1][hdr + i * 80 + 79] == '\n');
+	assert_memory_equal(ms.raw[1] + ms.len[1] - 2, "\n\n", 2);
+	assert_false(ms.over[2]);
 	assert_string_equal(ms.raw[2], "Subject: after\n\nok\n");
 	read_source(path, 0, ms.pos[0], &rest);
 	mails_assert_equal(&ms, 1, &rest);
@@ -496,7 +500,6 @@ test_maildir(void **state)
 	struct mails ms = { 0 }, rest = { 0 };
 	struct source *s;
 	struct source_mail m;
-	bool trunc;
 	size_t i;
 
 	(void)state;
@@ -535,15 +538,15 @@ test_maildir(void **state)
 	assert_int_equal(source_kind(s), SOURCE_MAILDIR);
 	snprintf(vanish, sizeof(vanish), "%s/cur/1700000100.M99P1.host:2,S", d);
 	assert_int_equal(unlink(vanish), 0);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_OK);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_OK);
+	assert_int_equal(source_next(s, &m), ERR_OK);
+	assert_int_equal(source_next(s, &m), ERR_OK);
 	assert_memory_equal(m.raw, "mail 3\n", m.n);
 	assert_int_equal(source_seek(s, "a/b"), ERR_INVAL);
 	assert_int_equal(source_seek(s, ""), ERR_INVAL);
 	assert_int_equal(source_seek(s, "x:2,S"), ERR_INVAL);
 	/* A name after every file: nothing left. */
 	assert_int_equal(source_seek(s, "1800000000.x"), ERR_OK);
-	assert_int_equal(source_next(s, &m, &trunc), ERR_NOTFOUND);
+	assert_int_equal(source_next(s, &m), ERR_NOTFOUND);
 	source_free(s);
 	mails_free(&ms);
 	rmtmp(d);
@@ -586,7 +589,6 @@ test_maildir_limit(void **state)
 	char *d = mktmp();
 	struct source_maildir *md;
 	struct source_mail m;
-	bool trunc;
 
 	(void)state;
 	run("mkdir '%s/cur'", d);
@@ -594,18 +596,16 @@ test_maildir_limit(void **state)
 	put(d, "cur/2", "0123456789abc");
 	put(d, "cur/3", "");
 	assert_int_equal(source_maildir_open(d, 10, &md), ERR_OK);
-	assert_int_equal(source_maildir_next(md, &m, &trunc), ERR_OK);
-	assert_false(trunc);
+	assert_int_equal(source_maildir_next(md, &m), ERR_OK);
 	assert_int_equal(m.n, 10);
-	assert_int_equal(source_maildir_next(md, &m, &trunc), ERR_OK);
-	assert_true(trunc);
-	assert_int_equal(m.n, 10);
-	assert_memory_equal(m.raw, "0123456789", 10);
-	assert_int_equal(source_maildir_next(md, &m, &trunc), ERR_OK);
-	assert_false(trunc);
+	/* Over the limit: not read, not cut; its position to go past it. */
+	assert_int_equal(source_maildir_next(md, &m), ERR_LIMIT);
+	assert_null(m.raw);
+	assert_string_equal(m.pos, "2");
+	assert_int_equal(source_maildir_next(md, &m), ERR_OK);
 	assert_int_equal(m.n, 0);
 	assert_string_equal(m.pos, "3");
-	assert_int_equal(source_maildir_next(md, &m, &trunc), ERR_NOTFOUND);
+	assert_int_equal(source_maildir_next(md, &m), ERR_NOTFOUND);
 	source_maildir_free(md);
 	rmtmp(d);
 }
@@ -655,11 +655,10 @@ time_source(const char *path, const char *what)
 	struct source *s;
 	struct source_mail m;
 	size_t count = 0, bytes = 0;
-	bool trunc;
 	double t0 = now();
 
 	assert_int_equal(source_open(path, 0, &s), ERR_OK);
-	while (source_next(s, &m, &trunc) == ERR_OK) {
+	while (source_next(s, &m) == ERR_OK) {
 		count++;
 		bytes += m.n;
 	}
@@ -676,13 +675,12 @@ assert_resume_sample(const char *path, const struct mails *all)
 	struct source *s;
 	struct source_mail m;
 	size_t i, k;
-	bool trunc;
 
 	for (i = 0; i < all->n; i += all->n / 7 + 1) {
 		assert_int_equal(source_open(path, 0, &s), ERR_OK);
 		assert_int_equal(source_seek(s, all->pos[i]), ERR_OK);
 		for (k = i + 1; k < all->n && k < i + 20; k++) {
-			assert_int_equal(source_next(s, &m, &trunc), ERR_OK);
+			assert_int_equal(source_next(s, &m), ERR_OK);
 			assert_int_equal(m.n, all->len[k]);
 			assert_memory_equal(m.raw, all->raw[k], m.n);
 			assert_string_equal(m.pos, all->pos[k]);

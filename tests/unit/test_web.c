@@ -147,6 +147,55 @@ test_limits(void **state)
 	free(path);
 }
 
+/* A request's body is delimited one way only: the readings a proxy and
+ * the server could disagree on are refused (request smuggling). */
+static void
+test_framing(void **state)
+{
+	static const struct web_hdr
+	    one_cl[] = { { "Content-Length", "12" } },
+	    same_cl[] = { { "Content-Length", "12" },
+		    { "content-length", "12" } },
+	    two_cl[] = { { "Content-Length", "12" }, { "Host", "x" },
+		    { "CONTENT-LENGTH", "5" } },
+	    cl_te[] = { { "Content-Length", "5" },
+		    { "Transfer-Encoding", "chunked" } },
+	    te_cl[] = { { "transfer-encoding", "chunked" },
+		    { "Content-Length", "5" } },
+	    te[] = { { "Transfer-Encoding", "Chunked" } },
+	    two_te[] = { { "Transfer-Encoding", "chunked" },
+		    { "Transfer-Encoding", "chunked" } },
+	    gzip[] = { { "Transfer-Encoding", "gzip, chunked" } };
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(web_framing(NULL, 0, &why), 0);
+	assert_int_equal(web_framing(one_cl, 1, &why), 0);
+	assert_int_equal(web_framing(same_cl, 2, &why), 0);
+	assert_int_equal(web_framing(te, 1, &why), 0);
+	assert_null(why);
+	assert_int_equal(web_framing(two_cl, 3, &why), 400);
+	assert_string_equal(why, "two Content-Length values");
+	assert_int_equal(web_framing(cl_te, 2, &why), 400);
+	assert_int_equal(web_framing(te_cl, 2, &why), 400);
+	assert_string_equal(why, "both Content-Length and Transfer-Encoding");
+	assert_int_equal(web_framing(two_te, 2, &why), 400);
+	assert_int_equal(web_framing(gzip, 1, &why), 501);
+}
+
+/* A NUL in a request target, raw or percent-encoded. */
+static void
+test_uri_nul(void **state)
+{
+	(void)state;
+	assert_false(web_uri_nul("/m/a%40b", 8));
+	assert_false(web_uri_nul("/m/%0", 5));
+	assert_false(web_uri_nul("/c/100?page=2", 13));
+	assert_true(web_uri_nul("/m/a%00b", 8));
+	assert_true(web_uri_nul("/?q=%00", 7));
+	assert_true(web_uri_nul("/c/1\0/x", 7));
+}
+
 /* Static pages: every local link relative to the page, dates absolute. */
 static void
 test_static_links(void **state)
@@ -254,6 +303,8 @@ main(void)
 		cmocka_unit_test(test_routes),
 		cmocka_unit_test(test_msgid_redirect),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_framing),
+		cmocka_unit_test(test_uri_nul),
 		cmocka_unit_test(test_static_links),
 		cmocka_unit_test(test_check_tokens),
 		cmocka_unit_test(test_body),
