@@ -961,8 +961,8 @@ seen_ok(const char *s)
  * addr[2] as views into s; false unless there are exactly two, each an
  * address.
  */
-static bool
-mailmap_split(const char *s, const char **addr, size_t *len)
+bool
+config_mailmap_split(const char *s, const char **addr, size_t *len)
 {
 	const char *open, *close;
 	char tmp[256];
@@ -990,7 +990,7 @@ mailmap_ok(const char *s)
 	const char *addr[2];
 	size_t len[2];
 
-	return mailmap_split(s, addr, len);
+	return config_mailmap_split(s, addr, len);
 }
 
 /* How each kind of string value is checked, and what it should be. */
@@ -1649,73 +1649,6 @@ config_promote(const struct config *c, const char *name)
 		r.set |= p->set;
 	}
 	return r;
-}
-
-/* Is the address (n bytes at a) equal to the string s, ignoring case? */
-static bool
-addr_eq(const char *a, size_t n, const char *s)
-{
-	return strlen(s) == n && ascii_strnicmp(a, s, n) == 0;
-}
-
-/*
- * Two addresses of one person: the same ignoring case, or joined by a
- * chain of [mailmap] alias lines.  The lines are few; a fixed point over
- * them costs nothing next to the mail that asks.
- */
-bool
-config_same_person(const struct config *c, const char *a, const char *b)
-{
-	bool *in, grew = true;
-	size_t i, n = c->mailmap.n;
-	bool same = false;
-
-	if (a == NULL || b == NULL)
-		return false;
-	if (ascii_stricmp(a, b) == 0)
-		return true;
-	if (n == 0)
-		return false;
-	in = calloc(n, sizeof(*in));
-	if (in == NULL)
-		return false;
-	/* in[i]: line i names an address of a's person. */
-	while (grew && !same) {
-		grew = false;
-		for (i = 0; i < n; i++) {
-			const char *ad[2];
-			size_t len[2], j, k;
-
-			if (in[i] || !mailmap_split(c->mailmap.v[i], ad, len))
-				continue;
-			for (j = 0; j < 2 && !in[i]; j++) {
-				if (addr_eq(ad[j], len[j], a))
-					in[i] = true;
-				for (k = 0; k < n && !in[i]; k++) {
-					const char *o[2];
-					size_t ol[2];
-
-					if (!in[k] ||
-					    !mailmap_split(
-					        c->mailmap.v[k], o, ol))
-						continue;
-					in[i] = (ol[0] == len[j] &&
-					            ascii_strnicmp(o[0], ad[j],
-					                len[j]) == 0) ||
-					    (ol[1] == len[j] &&
-					        ascii_strnicmp(
-					            o[1], ad[j], len[j]) == 0);
-				}
-			}
-			if (in[i]) {
-				grew = true;
-				same = same || addr_eq(ad[0], len[0], b) ||
-				    addr_eq(ad[1], len[1], b);
-			}
-		}
-	}
-	free(in);
-	return same;
 }
 
 /* A value as git-config reads it back: quoted when it must be. */

@@ -212,10 +212,11 @@ const struct conf_project *config_project(
 struct conf_promote config_promote(const struct config *c, const char *name);
 
 /*
- * Do two addresses belong to one person: equal ignoring ASCII case, or
- * joined by a [mailmap] alias line (transitively)?
+ * The two addresses of a [mailmap] alias line, "[Name] <addr> [Name]
+ * <addr>", into addr[2] and len[2] as views into s; false unless there
+ * are exactly two, each an address.
  */
-bool config_same_person(const struct config *c, const char *a, const char *b);
+bool config_mailmap_split(const char *s, const char **addr, size_t *len);
 
 /*
  * The effective configuration in git-config syntax, every key of every

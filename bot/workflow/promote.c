@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/workflow/trust.h"
 #include "bot/workflow/workflow.h"
 #include "storage/store_msg.h"
 #include "storage/store_patch.h"
@@ -170,13 +171,13 @@ judge_trailers(struct judge *j, const struct conf_promote *pol, struct work *w)
 		if (!(named(&t[i], "Reviewed-by") ||
 		        named(&t[i], "Acked-by")) ||
 		    !t[i].verified || t[i].email == NULL ||
-		    config_same_person(j->conf, t[i].email, w->p.author_email))
+		    trust_same_person(j->conf, t[i].email, w->p.author_email))
 			continue;
 		for (k = 0; k < i && !again; k++)
 			again = (named(&t[k], "Reviewed-by") ||
 			            named(&t[k], "Acked-by")) &&
 			    t[k].verified && t[k].email &&
-			    config_same_person(j->conf, t[k].email, t[i].email);
+			    trust_same_person(j->conf, t[k].email, t[i].email);
 		reviews += !again;
 	}
 	if ((long)reviews < pol->min_reviews)

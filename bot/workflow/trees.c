@@ -334,23 +334,6 @@ pull_name(
 	}
 }
 
-static bool
-may_stage_trees(const struct config *conf, const char *project, const char *who)
-{
-	size_t i;
-
-	if (who == NULL)
-		return true;
-	for (i = 0; i < conf->nmaintainers; i++) {
-		const struct conf_maintainer *m = &conf->maintainers[i];
-
-		if (addr_same(m->email, who) && m->paths.n == 0 &&
-		    (m->project == NULL || strcmp(m->project, project) == 0))
-			return true;
-	}
-	return false;
-}
-
 static enum err
 tree_event(struct store *st, const char *kind, int64_t cmd_msg,
     const char *actor, const char *detail, int64_t now)
@@ -411,8 +394,8 @@ drop_pull(struct store *st, struct store_tree *v, size_t n, int64_t pull_msg,
 
 enum err
 trees_stage_pull(struct store *st, const struct config *conf, struct arena *a,
-    int64_t pull_msg, bool drop, const char *who, const char *actor,
-    int64_t cmd_msg, int64_t now, struct buf *msg)
+    int64_t pull_msg, bool drop, const char *actor, int64_t cmd_msg,
+    int64_t now, struct buf *msg)
 {
 	const struct conf_project *p;
 	struct store_tree *v = NULL, t;
@@ -433,12 +416,6 @@ trees_stage_pull(struct store *st, const struct config *conf, struct arena *a,
 		buf_addf(msg, "%s has no staging tree to merge trees into",
 		    p ? p->name : "this list");
 		return ERR_CONFLICT;
-	}
-	if (!may_stage_trees(conf, p->name, who)) {
-		buf_addf(msg,
-		    "only maintainers of all of %s may stage or drop trees",
-		    p->name);
-		return ERR_PERM;
 	}
 	if ((e = store_tree_list(st, a, r.project_id, &v, &n)) != ERR_OK)
 		return e;

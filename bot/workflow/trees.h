@@ -58,13 +58,13 @@ enum err trees_show(struct store *st, bool json, FILE *out);
 /*
  * A maintainer's #yard stage (drop: false) or #yard drop (drop: true)
  * in answer to the pull-request mail pull_msg, in the caller's
- * transaction.  who: the sender's address (NULL: the local user),
- * actor: for the event; cmd_msg: the command mail (0 from the terminal).
- * *msg gets what happened or why not; ERR_PERM / ERR_CONFLICT /
- * ERR_INVAL when refused.
+ * transaction, once the caller has checked who may (only a maintainer
+ * of all of the project; workflow.c's allowed()).  actor: for the event;
+ * cmd_msg: the command mail (0 from the terminal). *msg gets what happened or
+ * why not; ERR_PERM / ERR_CONFLICT / ERR_INVAL when refused.
  */
 enum err trees_stage_pull(struct store *st, const struct config *conf,
-    struct arena *a, int64_t pull_msg, bool drop, const char *who,
-    const char *actor, int64_t cmd_msg, int64_t now, struct buf *msg);
+    struct arena *a, int64_t pull_msg, bool drop, const char *actor,
+    int64_t cmd_msg, int64_t now, struct buf *msg);
 
 #endif

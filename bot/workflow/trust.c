@@ -1,5 +1,6 @@
 #include "bot/workflow/trust.h"
 
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -157,14 +158,170 @@ trust_judge(struct trust *t, struct arena *a, const struct trust_road *road,
 		      "no relay";
 }
 
+/* Is the address (n bytes at a) equal to the string s, ignoring case? */
+static bool
+addr_eq(const char *a, size_t n, const char *s)
+{
+	return strlen(s) == n && ascii_strnicmp(a, s, n) == 0;
+}
+
+/* Do alias lines i and k share an address? */
+static bool
+aliases_meet(const char *const ai[2], const size_t li[2],
+    const char *const ak[2], const size_t lk[2])
+{
+	size_t j, k;
+
+	for (j = 0; j < 2; j++)
+		for (k = 0; k < 2; k++)
+			if (li[j] == lk[k] &&
+			    ascii_strnicmp(ai[j], ak[k], li[j]) == 0)
+				return true;
+	return false;
+}
+
+/*
+ * The same ignoring case, or joined by a chain of [mailmap] alias lines:
+ * the lines that name x's person grow to a fixed point.  The lines are
+ * few; this costs nothing next to the mail that asks.
+ */
 bool
 trust_same_person(const struct config *conf, const char *x, const char *y)
 {
+	size_t n, i, k;
+	bool *in, grew = true, same = false;
+
 	if (x == NULL || y == NULL || *x == '\0' || *y == '\0')
 		return false;
-	if (conf == NULL)
-		return ascii_stricmp(x, y) == 0;
-	return config_same_person(conf, x, y);
+	if (ascii_stricmp(x, y) == 0)
+		return true;
+	if (conf == NULL || (n = conf->mailmap.n) == 0)
+		return false;
+	in = xcalloc(n, sizeof(*in));
+	while (grew && !same) {
+		grew = false;
+		for (i = 0; i < n; i++) {
+			const char *ai[2];
+			size_t li[2];
+
+			if (in[i] ||
+			    !config_mailmap_split(conf->mailmap.v[i], ai, li))
+				continue;
+			in[i] = addr_eq(ai[0], li[0], x) ||
+			    addr_eq(ai[1], li[1], x);
+			for (k = 0; k < n && !in[i]; k++) {
+				const char *ak[2];
+				size_t lk[2];
+
+				in[i] = in[k] &&
+				    config_mailmap_split(
+				        conf->mailmap.v[k], ak, lk) &&
+				    aliases_meet(ai, li, ak, lk);
+			}
+			if (in[i]) {
+				grew = true;
+				same = same || addr_eq(ai[0], li[0], y) ||
+				    addr_eq(ai[1], li[1], y);
+			}
+		}
+	}
+	free(in);
+	return same;
+}
+
+/* MAINTAINERS F: patterns: "dir/" is everything below dir, a pattern
+ * with wildcards matches like the shell (not across '/'), anything else
+ * is a file or the directory of that name. */
+static bool
+path_matches(const char *pattern, const char *file)
+{
+	size_t n = strlen(pattern);
+
+	if (n && pattern[n - 1] == '/')
+		return strncmp(file, pattern, n) == 0;
+	if (strpbrk(pattern, "*?["))
+		return fnmatch(pattern, file, FNM_PATHNAME) == 0;
+	return strcmp(pattern, file) == 0 ||
+	    (strncmp(file, pattern, n) == 0 && file[n] == '/');
+}
+
+/* Is maintainer entry m, of email, for project? */
+static bool
+entry_of(const struct config *conf, const struct conf_maintainer *m,
+    const char *project, const char *email)
+{
+	return trust_same_person(conf, m->email, email) &&
+	    (m->project == NULL ||
+	        (project && strcmp(m->project, project) == 0));
+}
+
+/* Does one of email's entries for project cover file? */
+static bool
+covers(const struct config *conf, const char *project, const char *email,
+    const char *file)
+{
+	size_t i, f;
+
+	for (i = 0; i < conf->nmaintainers; i++) {
+		const struct conf_maintainer *m = &conf->maintainers[i];
+
+		if (!entry_of(conf, m, project, email))
+			continue;
+		if (m->paths.n == 0)
+			return true;
+		for (f = 0; f < m->paths.n; f++)
+			if (path_matches(m->paths.v[f], file))
+				return true;
+	}
+	return false;
+}
+
+bool
+trust_maintains(const struct config *conf, const char *project,
+    const char *email, const char *files, struct buf *outside)
+{
+	struct str rest, line;
+	bool found = false, all = false;
+	size_t i;
+
+	if (conf == NULL || email == NULL)
+		return false;
+	for (i = 0; i < conf->nmaintainers; i++) {
+		const struct conf_maintainer *m = &conf->maintainers[i];
+
+		if (entry_of(conf, m, project, email)) {
+			found = true;
+			all |= m->paths.n == 0;
+		}
+	}
+	if (!found || all)
+		return found;
+	if (files == NULL) {
+		buf_addf(outside, "%sall of %s", outside->n ? ", " : "",
+		    project && *project ? project : "this list");
+		return true;
+	}
+	rest = str_from(files);
+	while (str_nextline(&rest, &line)) {
+		char *file = str_dup(line);
+
+		if (!covers(conf, project, email, file) &&
+		    !strstr(buf_cstr(outside), file))
+			buf_addf(outside, "%s%s", outside->n ? ", " : "", file);
+		free(file);
+	}
+	return true;
+}
+
+bool
+trust_ci(const struct config *conf, const char *email)
+{
+	size_t i;
+
+	for (i = 0; conf && i < conf->ncis; i++)
+		if (trust_same_person(conf, conf->cis[i].email, email))
+			return true;
+	return false;
 }
 
 bool

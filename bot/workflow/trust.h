@@ -16,6 +16,7 @@
 #include "parsers/mail.h"
 #include "parsers/trailer.h"
 #include "util/arena.h"
+#include "util/buf.h"
 
 /* The road a mail came by. */
 struct trust_road {
@@ -46,8 +47,24 @@ void trust_judge(struct trust *t, struct arena *a,
     size_t n, const char **proof, const char **note);
 
 /* Two addresses of one person: the same ignoring case, or joined by the
- * config's [mailmap] alias lines. */
+ * config's [mailmap] alias lines.  The one test of identity: every
+ * comparison of who someone is goes through it. */
 bool trust_same_person(const struct config *conf, const char *x, const char *y);
+
+/*
+ * Does email maintain project (DESIGN.md §5)?  files: the paths a
+ * command touches, one a line, each of which the person's path patterns
+ * must cover (a [maintainer] without path covers everything); NULL: the
+ * whole project, which only a maintainer without path patterns holds.
+ * Returns whether the person maintains anything in project; what their
+ * patterns leave out is appended to *outside (", " between; "all of
+ * PROJECT" for the whole project).
+ */
+bool trust_maintains(const struct config *conf, const char *project,
+    const char *email, const char *files, struct buf *outside);
+
+/* Is email one of the [ci] addresses? */
+bool trust_ci(const struct config *conf, const char *email);
 
 /*
  * Whether a trailer a mail from from_email gave is verified: its person

@@ -54,6 +54,9 @@ struct target {
 	/* The extra patches ("3/2") a whole series leaves out: they join
 	 * the series for people to see, and are staged one by one. */
 	const char *extras;
+	/* The command acts on the whole project (forward, a tree): only a
+	 * maintainer of all of it may. */
+	bool all_paths;
 };
 
 struct workflow *
@@ -122,86 +125,35 @@ load_target(struct workflow *w, int64_t series, int64_t patch, bool whole,
 
 /* ---- who may ---- */
 
-/* MAINTAINERS F: patterns: "dir/" is everything below dir, a pattern
- * with wildcards matches like the shell (not across '/'), anything else
- * is a file or the directory of that name. */
-static bool
-path_matches(const char *pattern, const char *file)
-{
-	size_t n = strlen(pattern);
-
-	if (n && pattern[n - 1] == '/')
-		return strncmp(file, pattern, n) == 0;
-	if (strpbrk(pattern, "*?["))
-		return fnmatch(pattern, file, FNM_PATHNAME) == 0;
-	return strcmp(pattern, file) == 0 ||
-	    (strncmp(file, pattern, n) == 0 && file[n] == '/');
-}
-
 /* Is email a maintainer of the target's project?  *outside gets the files
- * of the target that their path patterns do not cover. */
+ * of the target (all of the project for a target that is the whole
+ * project) that their path patterns do not cover. */
 static bool
 maintainer(struct workflow *w, const struct target *t, const char *email,
     struct buf *outside)
 {
-	const struct conf_maintainer *ms = w->conf->maintainers;
-	bool found = false, all = false;
-	size_t i, k, f;
+	bool found = false;
+	size_t k;
 
-	for (i = 0; i < w->conf->nmaintainers; i++) {
-		if (!addr_same(ms[i].email, email) ||
-		    (ms[i].project && strcmp(ms[i].project, t->project) != 0))
-			continue;
-		found = true;
-		all |= ms[i].paths.n == 0;
-	}
-	if (!found || all)
-		return found;
-	for (k = 0; k < t->n; k++) {
-		struct str rest = str_from(t->p[k].files), line;
-
-		while (str_nextline(&rest, &line)) {
-			char *file = str_dup(line);
-			bool ok = false;
-
-			for (i = 0; i < w->conf->nmaintainers && !ok; i++) {
-				if (!addr_same(ms[i].email, email) ||
-				    (ms[i].project &&
-				        strcmp(ms[i].project, t->project) != 0))
-					continue;
-				for (f = 0; f < ms[i].paths.n && !ok; f++)
-					ok = path_matches(
-					    ms[i].paths.v[f], file);
-			}
-			if (!ok && !strstr(buf_cstr(outside), file))
-				buf_addf(outside, "%s%s",
-				    outside->n ? ", " : "", file);
-			free(file);
-		}
-	}
-	return true;
+	if (t->all_paths)
+		return trust_maintains(
+		    w->conf, t->project, email, NULL, outside);
+	for (k = 0; k < t->n; k++)
+		found = trust_maintains(
+		    w->conf, t->project, email, t->p[k].files, outside);
+	return t->n ? found
+	            : trust_maintains(w->conf, t->project, email, "", outside);
 }
 
 static bool
-ci(struct workflow *w, const char *email)
+author(struct workflow *w, const struct target *t, const char *email)
 {
 	size_t i;
 
-	for (i = 0; i < w->conf->ncis; i++)
-		if (addr_same(w->conf->cis[i].email, email))
-			return true;
-	return false;
-}
-
-static bool
-author(const struct target *t, const char *email)
-{
-	size_t i;
-
-	if (addr_same(t->s.submitter_email, email))
+	if (trust_same_person(w->conf, t->s.submitter_email, email))
 		return true;
 	for (i = 0; i < t->n; i++)
-		if (!addr_same(t->p[i].author_email, email))
+		if (!trust_same_person(w->conf, t->p[i].author_email, email))
 			return false;
 	return t->n > 0;
 }
@@ -217,7 +169,7 @@ allowed(struct workflow *w, const struct command *c, const struct target *t,
 	if (who->email == NULL || c->verb == CMD_HELP)
 		return true;
 	if (c->verb == CMD_CHECK) {
-		if (ci(w, who->email))
+		if (trust_ci(w->conf, who->email))
 			return true;
 		buf_adds(why,
 		    "only the CI addresses of the configuration may "
@@ -225,13 +177,19 @@ allowed(struct workflow *w, const struct command *c, const struct target *t,
 		return false;
 	}
 	ok = maintainer(w, t, who->email, &outside);
-	if (ok && outside.n) {
+	if (ok && outside.n && t->all_paths) {
+		buf_addf(why,
+		    "this needs a maintainer of %s; your path patterns do "
+		    "not cover it",
+		    buf_cstr(&outside));
+		ok = false;
+	} else if (ok && outside.n) {
 		buf_addf(why, "you maintain none of these files: %s",
 		    buf_cstr(&outside));
 		ok = false;
-	} else if (!ok && c->verb == CMD_WITHDRAW && author(t, who->email)) {
+	} else if (!ok && c->verb == CMD_WITHDRAW && author(w, t, who->email)) {
 		ok = true;
-	} else if (!ok && author(t, who->email)) {
+	} else if (!ok && author(w, t, who->email)) {
 		buf_adds(why,
 		    "authors may withdraw their patches; only a "
 		    "maintainer may do this");
@@ -765,24 +723,21 @@ static enum err
 do_forward(struct workflow *w, const struct conf_project *p,
     const struct who *who, struct buf *msg)
 {
-	size_t i;
-	bool ok = who->email == NULL;
+	struct command c;
+	struct target t;
 
-	for (i = 0; p && i < w->conf->nmaintainers && !ok; i++) {
-		const struct conf_maintainer *m = &w->conf->maintainers[i];
-
-		ok = addr_same(m->email, who->email) && m->paths.n == 0 &&
-		    (m->project == NULL || strcmp(m->project, p->name) == 0);
-	}
 	if (p == NULL) {
 		buf_adds(msg, "this mail belongs to no project");
 		return ERR_INVAL;
 	}
-	if (!ok) {
-		buf_addf(msg, "only maintainers of all of %s may forward it",
-		    p->name);
+	memset(&c, 0, sizeof(c));
+	c.verb = CMD_FORWARD;
+	memset(&t, 0, sizeof(t));
+	t.project = p->name;
+	t.conf = p;
+	t.all_paths = true;
+	if (!allowed(w, &c, &t, who, msg))
 		return ERR_PERM;
-	}
 	if (p->staging == NULL || p->forward_to == NULL) {
 		buf_addf(msg,
 		    "%s does not forward: it needs a staging repository "
@@ -873,9 +828,10 @@ static enum err
 run_pull(struct workflow *w, const struct command *c, int64_t pull,
     const struct who *who, struct buf *msg)
 {
-	if (c->verb == CMD_HELP || c->verb == CMD_BAD) {
-		struct target t;
+	struct store_msg r;
+	struct target t;
 
+	if (c->verb == CMD_HELP || c->verb == CMD_BAD) {
 		memset(&t, 0, sizeof(t));
 		t.project = "";
 		return run(w, c, &t, who, msg);
@@ -886,8 +842,21 @@ run_pull(struct workflow *w, const struct command *c, int64_t pull,
 		    "nothing else applies to it");
 		return ERR_INVAL;
 	}
+	/* A tree is merged into the whole of unstable: only a maintainer of
+	 * all of the project may, as for every verb through allowed(). */
+	if (store_msg_get(w->st, w->a, pull, &r) == ERR_OK) {
+		memset(&t, 0, sizeof(t));
+		t.project = r.project_id
+		    ? arena_strdup(
+		          w->a, store_project_name(w->st, r.project_id))
+		    : "";
+		t.conf = config_project(w->conf, t.project);
+		t.all_paths = true;
+		if (!allowed(w, c, &t, who, msg))
+			return ERR_PERM;
+	}
 	return trees_stage_pull(w->st, w->conf, w->a, pull, c->verb == CMD_DROP,
-	    who->email, who->label, who->msg_id, w->now, msg);
+	    who->label, who->msg_id, w->now, msg);
 }
 
 /* ---- by mail ---- */

@@ -196,6 +196,80 @@ test_trailer_verified(void **state)
 	fx_close(&f);
 }
 
+static const char conf_aliases[] =
+    "[core]\n\tdatabase = x.db\n"
+    "[project \"demo\"]\n\tlist = demo@lists.example.org\n"
+    "[mailmap]\n"
+    "\talias = Mia Maintainer <mia@example.org> <mia@home.example>\n"
+    "\talias = <mia@home.example> Old Mia <mia@old.example>\n"
+    "\talias = <bob@example.org> <robert@example.org>\n"
+    "[maintainer \"mia\"]\n\temail = mia@example.org\n"
+    "[maintainer \"docs\"]\n\temail = doc@example.org\n"
+    "\tpath = doc/\n\tpath = man?/*.1\n"
+    "[ci \"bot\"]\n\temail = ci@example.org\n";
+
+static void
+test_same_person(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_open(&f, conf_aliases, sizeof(conf_aliases) - 1);
+	assert_true(
+	    trust_same_person(&f.conf, "Mia@Example.org", "mia@example.ORG"));
+	assert_true(
+	    trust_same_person(&f.conf, "mia@example.org", "MIA@home.example"));
+	assert_true(
+	    trust_same_person(&f.conf, "mia@home.example", "mia@example.org"));
+	/* Joined through the second line. */
+	assert_true(
+	    trust_same_person(&f.conf, "mia@old.example", "mia@example.org"));
+	assert_false(
+	    trust_same_person(&f.conf, "mia@example.org", "bob@example.org"));
+	assert_false(trust_same_person(
+	    &f.conf, "mallory@evil.example", "mia@example.org"));
+	assert_false(trust_same_person(&f.conf, NULL, "mia@example.org"));
+	assert_false(trust_same_person(&f.conf, "", ""));
+	fx_close(&f);
+}
+
+static void
+test_maintains(void **state)
+{
+	struct fx f;
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	fx_open(&f, conf_aliases, sizeof(conf_aliases) - 1);
+	/* A maintainer without paths: everything, through an alias too. */
+	assert_true(trust_maintains(
+	    &f.conf, "demo", "mia@old.example", "a.c\nlib/b.c", &out));
+	assert_int_equal(out.n, 0);
+	assert_true(
+	    trust_maintains(&f.conf, "demo", "mia@example.org", NULL, &out));
+	assert_int_equal(out.n, 0);
+	/* Paths: what the patterns leave out is named. */
+	assert_true(trust_maintains(
+	    &f.conf, "demo", "doc@example.org", "doc/x.txt\nman1/ls.1", &out));
+	assert_int_equal(out.n, 0);
+	assert_true(trust_maintains(&f.conf, "demo", "doc@example.org",
+	    "doc/x.txt\nsrc/a.c\nman1/sub/ls.1", &out));
+	assert_string_equal(buf_cstr(&out), "src/a.c, man1/sub/ls.1");
+	buf_reset(&out);
+	/* The whole project: only without path patterns. */
+	assert_true(
+	    trust_maintains(&f.conf, "demo", "doc@example.org", NULL, &out));
+	assert_string_equal(buf_cstr(&out), "all of demo");
+	buf_reset(&out);
+	/* Strangers and CI addresses maintain nothing. */
+	assert_false(trust_maintains(
+	    &f.conf, "demo", "ci@example.org", "doc/x.txt", &out));
+	assert_true(trust_ci(&f.conf, "CI@example.org"));
+	assert_false(trust_ci(&f.conf, "mia@example.org"));
+	buf_free(&out);
+	fx_close(&f);
+}
+
 int
 main(void)
 {
@@ -204,6 +278,8 @@ main(void)
 		cmocka_unit_test(test_doubled_headers),
 		cmocka_unit_test(test_import_and_none),
 		cmocka_unit_test(test_trailer_verified),
+		cmocka_unit_test(test_same_person),
+		cmocka_unit_test(test_maintains),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
