@@ -193,15 +193,11 @@ cli_status_cmd(struct cli *c)
 {
 	struct store_status s;
 	struct buf out = BUF_INIT;
-	bool json = false;
-	int i, rc = 0;
+	bool json;
+	int rc = 0;
 
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--json") == 0)
-			json = true;
-		else
-			return cli_usage();
-	}
+	if (!cli_json_only(c, &json, 0))
+		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
 	if (store_status_read(c->st, c->a, time_now(), &s) != ERR_OK)
