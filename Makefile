@@ -140,19 +140,24 @@ deps:
 	scripts/install-deps
 
 # What CI runs.  Keep it self-contained: it installs what it needs.
+# Each step uses every core: the builds by -j, the tests and the fuzz
+# smoke by running JOBS at a time.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
-	$(MAKE) WERROR=-Werror all
+	$(MAKE) -j$(JOBS) WERROR=-Werror all
 	$(MAKE) check-layers format-check
 	$(MAKE) test
 	$(MAKE) asan-check
 	$(MAKE) fuzz-smoke
 
 test: all
-	@tests/run-tests $(BUILD) $(abspath $(BINARY))
+	@JOBS=$(JOBS) tests/run-tests $(BUILD) $(abspath $(BINARY))
 
+# The same tests from an ASan+UBSan build; the checks of the sources
+# themselves (layers, man pages) ran once already (NO_LINT).
 asan-check:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g" SANFLAGS="$(SAN)" WERROR=-Werror all
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	$(MAKE) -j$(JOBS) BUILD=build-asan OPT="-O1 -g" SANFLAGS="$(SAN)" WERROR=-Werror all
+	@NO_LINT=1 JOBS=$(JOBS) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	tests/run-tests build-asan $(abspath build-asan/$(PROG))
@@ -186,7 +191,7 @@ fuzz:
 	@scripts/build-fuzz
 
 fuzz-smoke:
-	@scripts/fuzz-smoke $(FUZZ_SECONDS)
+	@JOBS=$(JOBS) scripts/fuzz-smoke $(FUZZ_SECONDS)
 
 # The daemon for SOAK_SECONDS (600) against a growing archive and an
 # SMTP sink: memory and descriptors flat, nothing lost (tests/soak/).
