@@ -95,10 +95,10 @@ imap_connect(
 }
 
 enum err
-imap_open_plain_fd(
-    const char *url, int fd, struct imap **out, char *err, size_t errn)
+imap_open_fd(const struct imap_config *c, int fd, struct imap **out, char *err,
+    size_t errn)
 {
-	return EXT(imap_open_plain_fd)(url, fd, out, err, errn);
+	return EXT(imap_open_fd)(c, fd, out, err, errn);
 }
 
 void
