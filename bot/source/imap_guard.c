@@ -200,7 +200,8 @@ imap_guard_wait(struct imap_guard *g, int fd, short events, int ms)
 	if (g->why != GW_NONE)
 		return -1;
 	if (!caller && end <= now)
-		return refuse(g, GW_DEADLINE, 0), -1;
+		return refuse(g, g->bytes > 0 ? GW_DEADLINE : GW_TIMEOUT, 0),
+		       -1;
 	r = imap_wait(
 	    fd, events, caller ? ms : (int)((end - now) * 1000.0) + 1, g->stop);
 	if (r > 0)
@@ -214,7 +215,9 @@ imap_guard_wait(struct imap_guard *g, int fd, short events, int ms)
 	}
 	if (caller)
 		return 0;
-	refuse(g, dl <= rd ? GW_DEADLINE : GW_TIMEOUT, 0);
+	/* An answer of which nothing came has timed out, whichever
+	 * clock ran out first. */
+	refuse(g, dl <= rd && g->bytes > 0 ? GW_DEADLINE : GW_TIMEOUT, 0);
 	return -1;
 }
 

@@ -318,6 +318,7 @@ handshake(
     struct tls_data *t, const struct imap_tls_opts *o, char *err, size_t errn)
 {
 	gnutls_datum_t out = { NULL, 0 };
+	char why[256];
 	unsigned status;
 	int r;
 
@@ -330,8 +331,10 @@ handshake(
 	    r != GNUTLS_E_INTERRUPTED);
 	if (r >= 0)
 		return true;
-	if (imap_guard_why(t->g, err, errn))
+	if (imap_guard_why(t->g, why, sizeof(why))) {
+		snprintf(err, errn, "TLS handshake: %s", why);
 		return false;
+	}
 	if (r != GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR) {
 		snprintf(
 		    err, errn, "TLS handshake failed: %s", gnutls_strerror(r));

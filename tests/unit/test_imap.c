@@ -453,6 +453,22 @@ test_search_over_the_cap(void **state)
 	close_acting(im);
 }
 
+/* A server that says nothing at all has timed out, in those words. */
+static void
+test_silent_server(void **state)
+{
+	struct imap *im = open_acting(SILENT, 1, NULL);
+	char err[256] = "";
+	double took;
+
+	(void)state;
+	assert_int_equal(fetch_timed(im, err, sizeof(err), &took), ERR_NET);
+	assert_true(took >= 0.9 && took < 2.0);
+	assert_string_equal(
+	    err, "UID FETCH: the server said nothing for 1 s: timed out");
+	close_acting(im);
+}
+
 static volatile sig_atomic_t stop_flag;
 
 static void *
@@ -554,6 +570,7 @@ main(void)
 		cmocka_unit_test(test_endless_lines),
 		cmocka_unit_test(test_dripping_lines),
 		cmocka_unit_test(test_search_over_the_cap),
+		cmocka_unit_test(test_silent_server),
 		cmocka_unit_test(test_stop_flag),
 		cmocka_unit_test(test_search_windows),
 	};
