@@ -10,6 +10,16 @@
  * servers refuse far less (vger: 10 MB).  Above this we store and mark. */
 #define LIMIT_MAIL_SIZE (16u * 1024 * 1024)
 
+/* A mail of a public-inbox archive is a git blob, inflated whole (with
+ * the delta bases it is built on) before its first LIMIT_MAIL_SIZE
+ * bytes can be stored.  One larger than this is skipped and logged
+ * instead, its size read from its header: inflating it is the attack
+ * (a blob of 400 MB of zeros deflates to 400 KB, and took 832 MB).  Four
+ * times the mail limit, what the IMAP source's transport allows one
+ * literal (64 MB); a mail between the two is stored cut to
+ * LIMIT_MAIL_SIZE and marked, as from any source. */
+#define LIMIT_ARCHIVE_MAIL (4 * LIMIT_MAIL_SIZE)
+
 /* Header block.  Real headers are a few KB; long Received chains and
  * References lists stay far under 256 KB. */
 #define LIMIT_HEADER_SIZE (256u * 1024)

@@ -133,6 +133,9 @@ follow_epoch(struct daemon *d, struct follower *f, struct source *src, size_t i,
 	import_opts_of(d, f, &o);
 	e = import_source(d->in, d->st, src, key, &o, &done);
 	*got += done;
+	/* A mail skipped for its size is the source's to show. */
+	if (source_skipped(src) != NULL && err[0] == '\0')
+		snprintf(err, errn, "%s", source_skipped(src));
 out:
 	free(pos);
 	return e;

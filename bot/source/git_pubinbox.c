@@ -27,6 +27,13 @@
  * resuming walks down only to that commit.  A position whose commit is
  * not on the epoch's first-parent line (an inbox rewritten by
  * public-inbox-purge, say) is refused.
+ *
+ * An archive fetched from a server is not trusted to be small: every
+ * object's size is read from its header (the pack's, or libgit2's
+ * git_odb_read_header()) before it is inflated.  A mail over
+ * LIMIT_ARCHIVE_MAIL is skipped and logged with its epoch and commit,
+ * and git_pubinbox_skipped() tells the follower, which shows it as the
+ * source's last error; a commit or tree over GP_META_MAX is an error.
  */
 #include "bot/source/git_pubinbox.h"
 #include "bot/source/packread.h"
@@ -55,6 +62,10 @@
  * fault per page; reused memory does not). */
 #define GP_REOPEN 256
 
+/* The largest commit or tree read: a v2 commit holds a subject line and
+ * two names, its tree one entry; 1 MB is far above any. */
+#define GP_META_MAX (1024u * 1024)
+
 struct gp_epoch {
 	unsigned long num;
 	char *path;
@@ -63,6 +74,8 @@ struct gp_epoch {
 struct git_pubinbox {
 	char *path;
 	size_t limit;
+	size_t skip_over; /* a mail larger is skipped, not inflated */
+	char skipped[200]; /* the last one skipped, "" when none */
 	struct gp_epoch *epochs;
 	size_t nepochs, nalloc;
 	size_t ei; /* the epoch being read */
@@ -236,14 +249,19 @@ gp_reopen(struct git_pubinbox *p)
 	return gp_open_repo(p, p->ei, &p->repo);
 }
 
-/* Object oid from libgit2 into *data (n bytes and a NUL; the caller
- * frees it). */
+/*
+ * Object oid from libgit2 into *data (n bytes and a NUL; the caller
+ * frees it).  Its size is read from its header first: ERR_LIMIT, with
+ * that size in *n, when it is over max.
+ */
 static enum err
 gp_libgit2(struct git_pubinbox *p, const git_oid *oid, const char *what,
-    enum pack_type *type, unsigned char **data, size_t *n)
+    size_t max, enum pack_type *type, unsigned char **data, size_t *n)
 {
 	git_odb *odb = NULL;
 	git_odb_object *o = NULL;
+	git_object_t t;
+	size_t len;
 	enum err e;
 
 	if (p->repo == NULL)
@@ -253,7 +271,16 @@ gp_libgit2(struct git_pubinbox *p, const git_oid *oid, const char *what,
 	if (e != ERR_OK)
 		return e;
 	if (git_repository_odb(&odb, p->repo) != 0 ||
-	    git_odb_read(&o, odb, oid) != 0) {
+	    git_odb_read_header(&len, &t, odb, oid) != 0) {
+		git_odb_free(odb);
+		return gp_giterr(p, what);
+	}
+	if (len > max) {
+		git_odb_free(odb);
+		*n = len;
+		return ERR_LIMIT;
+	}
+	if (git_odb_read(&o, odb, oid) != 0) {
 		git_odb_free(odb);
 		return gp_giterr(p, what);
 	}
@@ -278,17 +305,26 @@ gp_wrong_type(const struct git_pubinbox *p, const git_oid *oid,
 
 /*
  * Object oid of type want into *data (n bytes and a NUL; the caller
- * frees it): from the packs, else from libgit2.
+ * frees it): from the packs, else from libgit2; one over GP_META_MAX
+ * is not read.
  */
 static enum err
 gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
     const char *what, unsigned char **data, size_t *n)
 {
 	enum pack_type type;
-	enum err e = packread_read(p->packs, oid->id, &type, data, n);
+	enum err e =
+	    packread_read(p->packs, oid->id, GP_META_MAX, &type, data, n);
 
 	if (e == ERR_NOTFOUND) /* not in a pack: libgit2's */
-		e = gp_libgit2(p, oid, what, &type, data, n);
+		e = gp_libgit2(p, oid, what, GP_META_MAX, &type, data, n);
+	if (e == ERR_LIMIT) {
+		log_err("source: %s: epoch %lu: %s %s is over %u KB: not "
+		        "read",
+		    p->path, p->epochs[p->ei].num, what, GP_HEX(oid),
+		    GP_META_MAX / 1024);
+		return ERR_GIT;
+	}
 	if (e != ERR_OK)
 		return e;
 	if (type != want) {
@@ -302,16 +338,31 @@ gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
 /*
  * Blob oid, a mail, into p->raw (n bytes and a NUL): the reader's cache
  * keeps it (the next mail may be a delta of it) and lends it until the
- * next read; what libgit2 reads is p->mail's.
+ * next read; what libgit2 reads is p->mail's.  ERR_LIMIT when it is over
+ * p->skip_over (or needs a base that is), with its size in *n when its
+ * header tells (0 when not).
  */
 static enum err
 gp_mail(struct git_pubinbox *p, const git_oid *oid, size_t *n)
 {
 	enum pack_type type;
-	enum err e = packread_keep(p->packs, oid->id, &type, &p->raw, n);
+	enum err e =
+	    packread_keep(p->packs, oid->id, p->skip_over, &type, &p->raw, n);
 
+	if (e == ERR_LIMIT) {
+		/* The pack reader knows it is too large, not how large:
+		 * libgit2 reads its size from the headers of its chain. */
+		unsigned char *none = NULL;
+
+		*n = 0;
+		if (gp_libgit2(p, oid, "blob", 0, &type, &none, n) != ERR_LIMIT)
+			*n = 0;
+		free(none);
+		return ERR_LIMIT;
+	}
 	if (e == ERR_NOTFOUND) {
-		e = gp_libgit2(p, oid, "blob", &type, &p->mail, n);
+		e = gp_libgit2(
+		    p, oid, "blob", p->skip_over, &type, &p->mail, n);
 		p->raw = p->mail;
 	}
 	if (e == ERR_OK && type != PACK_BLOB)
@@ -662,6 +713,24 @@ gp_read_commit(
 	return gp_mail(p, &id, n);
 }
 
+/* The mail of commit oid (size bytes; 0: unknown) is skipped: say
+ * so, in the log and for git_pubinbox_skipped(). */
+static void
+gp_skip(struct git_pubinbox *p, const git_oid *oid, size_t size)
+{
+	char sz[64] = "";
+
+	if (size > p->skip_over)
+		snprintf(sz, sizeof(sz), " of %zu bytes", size);
+	else if (size > 0) /* small, but built on a base that is not */
+		snprintf(sz, sizeof(sz), " of %zu bytes on a delta base", size);
+	snprintf(p->skipped, sizeof(p->skipped),
+	    "epoch %lu: commit %s: a mail%s over the %zu bytes allowed, "
+	    "skipped",
+	    p->epochs[p->ei].num, GP_HEX(oid), sz, p->skip_over);
+	log_warn("source: %s: %s (not inflated)", p->path, p->skipped);
+}
+
 static enum err
 gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
 {
@@ -690,6 +759,10 @@ gp_next(struct git_pubinbox *p, struct source_mail *m, bool *truncated)
 		oid = &p->oids[p->oi];
 		e = gp_read_commit(p, oid, &p->trees[p->oi], &size);
 		p->oi++;
+		if (e == ERR_LIMIT) {
+			gp_skip(p, oid, size);
+			continue;
+		}
 		if (e == ERR_NOTFOUND)
 			continue;
 		if (e != ERR_OK)
@@ -784,6 +857,7 @@ git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
 	p->ei = p->end = p->nepochs; /* at the end until the position proves
 	                                good */
 	p->err = ERR_OK;
+	p->skipped[0] = '\0';
 	if (!gp_parse_pos(p, pos, &ei, &oid)) {
 		log_err("source: %s: position %.80s is not one of this inbox",
 		    p->path, pos);
@@ -802,6 +876,12 @@ git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
 		p->ei = p->nepochs;
 	}
 	return e;
+}
+
+const char *
+git_pubinbox_skipped(const struct git_pubinbox *p)
+{
+	return p->skipped[0] != '\0' ? p->skipped : NULL;
 }
 
 size_t
@@ -850,6 +930,7 @@ git_pubinbox_select(struct git_pubinbox *p, size_t i, const char *after)
 
 	gp_close_epoch(p);
 	p->err = ERR_OK;
+	p->skipped[0] = '\0';
 	p->ei = i;
 	p->end = i + 1;
 	p->has_hide = false;
@@ -888,6 +969,7 @@ git_pubinbox_open(const char *path, size_t limit, struct git_pubinbox **out)
 
 	p->path = xstrdup(path);
 	p->limit = limit ? limit : LIMIT_MAIL_SIZE;
+	p->skip_over = p->limit * (LIMIT_ARCHIVE_MAIL / LIMIT_MAIL_SIZE);
 	e = gp_find_epochs(p);
 	if (e != ERR_OK) {
 		git_pubinbox_free(p);

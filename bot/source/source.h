@@ -92,4 +92,13 @@ unsigned long source_epoch_num(const struct source *s, size_t i);
 enum err source_epoch_head(struct source *s, size_t i, char hex[41]);
 enum err source_epoch_select(struct source *s, size_t i, const char *after);
 
+/*
+ * A mail the source could not hand out at all, even cut: one of a
+ * public-inbox archive over LIMIT_ARCHIVE_MAIL, skipped and logged with
+ * its epoch and commit rather than inflated.  The last one since the
+ * source was opened, sought or an epoch selected, in words; NULL when
+ * none was.
+ */
+const char *source_skipped(const struct source *s);
+
 #endif

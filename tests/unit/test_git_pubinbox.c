@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "bot/git/gitrepo.h"
+#include "bot/source/git_pubinbox.h"
 #include "bot/source/source.h"
 #include "parsers/pack.h"
 #include "parsers/patchid.h"
@@ -542,10 +543,108 @@ test_pubinbox_corrupt_object(void **state)
 	rmtmp(d);
 }
 
+/* Every mail of the inbox at path with limit, and the last skip. */
+static void
+read_limited(
+    const char *path, size_t limit, struct mails *ms, char *skipped, size_t n)
+{
+	struct git_pubinbox *p = NULL;
+	struct source_mail m;
+	bool trunc;
+
+	assert_int_equal(git_pubinbox_open(path, limit, &p), ERR_OK);
+	while (git_pubinbox_next(p, &m, &trunc) == ERR_OK)
+		mails_add(ms, m.raw, m.n, m.pos, trunc);
+	snprintf(skipped, n, "%s",
+	    git_pubinbox_skipped(p) ? git_pubinbox_skipped(p) : "");
+	git_pubinbox_free(p);
+}
+
+/*
+ * A mail over four times the limit is skipped, its size read from its
+ * header, not inflated: loose (libgit2's header), then packed (the pack
+ * reader's), where a small mail stored as a delta of the big one needs
+ * it and is skipped too.  A mail between the limit and that is cut and
+ * marked, as before.
+ */
+static void
+test_pubinbox_too_large(void **state)
+{
+	char *d, path[4200], skipped[256], big[2000], small[200], medium[300];
+	char hex[41];
+	const char *mails[5];
+	struct mails ms = { 0 };
+	size_t k = 0, i;
+	FILE *f;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	k = (size_t)snprintf(big, sizeof(big), "Message-ID: <big@x>\n\n");
+	for (i = 0; i < 60; i++)
+		k += (size_t)snprintf(
+		    big + k, sizeof(big) - k, "Line %zu of a long mail\n", i);
+	snprintf(small, sizeof(small), "Message-ID: <d@x>\n\n%.90sthe end\n",
+	    strchr(big, '\n') + 2);
+	k = (size_t)snprintf(medium, sizeof(medium), "Message-ID: <m@x>\n\n");
+	memset(medium + k, 'm', 180);
+	snprintf(medium + k + 180, sizeof(medium) - k - 180, "\n");
+	mails[0] = "Message-ID: <s1@x>\n\nsmall one\n";
+	mails[1] = medium;
+	mails[2] = big;
+	mails[3] = small;
+	mails[4] = "Message-ID: <s2@x>\n\nsmall two\n";
+	d = mktmp();
+	snprintf(path, sizeof(path), "%s/0.git", d);
+	make_epoch(path, mails, 5);
+
+	/* Loose: the big one skipped, the one over the limit cut. */
+	read_limited(path, 128, &ms, skipped, sizeof(skipped));
+	assert_int_equal(ms.n, 4);
+	assert_string_equal(ms.raw[0], mails[0]);
+	assert_true(ms.trunc[1]);
+	assert_int_equal(ms.len[1], 128);
+	assert_memory_equal(ms.raw[1], medium, 128);
+	assert_string_equal(ms.raw[2], small);
+	assert_false(ms.trunc[2]);
+	assert_string_equal(ms.raw[3], mails[4]);
+	run("git -C '%s' rev-parse master~2 > '%s/hex'", path, d);
+	snprintf(path, sizeof(path), "%s/hex", d);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(hex, sizeof(hex), f));
+	fclose(f);
+	snprintf(path, sizeof(path),
+	    "epoch 0: commit %s: a mail of %zu bytes over the 512 bytes "
+	    "allowed, skipped",
+	    hex, strlen(big));
+	assert_string_equal(skipped, path);
+	mails_free(&ms);
+
+	/* Packed: git stores the small one as a delta of the big one,
+	 * which it cannot be read without. */
+	snprintf(path, sizeof(path), "%s/0.git", d);
+	run("git -C '%s' repack -adfq && git -C '%s' prune", path, path);
+	read_limited(path, 128, &ms, skipped, sizeof(skipped));
+	assert_int_equal(ms.n, 3);
+	assert_string_equal(ms.raw[0], mails[0]);
+	assert_true(ms.trunc[1]);
+	assert_string_equal(ms.raw[2], mails[4]);
+	assert_non_null(strstr(skipped, "epoch 0: commit "));
+	snprintf(path, sizeof(path),
+	    ": a mail of %zu bytes on a delta base over the 512 bytes "
+	    "allowed, skipped",
+	    strlen(small));
+	assert_non_null(strstr(skipped, path));
+	mails_free(&ms);
+	rmtmp(d);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pubinbox_too_large),
 		cmocka_unit_test(test_pubinbox),
 		cmocka_unit_test(test_pubinbox_long),
 		cmocka_unit_test(test_pubinbox_packed),
