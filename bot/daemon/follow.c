@@ -163,8 +163,11 @@ poll_pubinbox(struct daemon *d, struct follower *f, size_t *got)
 			log_warn("source: %s: %s", dir, strerror(errno));
 		snprintf(dir, sizeof(dir), "%s.sources/%s", d->conf->database,
 		    f->cs->name);
-		e = pubinbox_mirror(path, dir, !f->mirrored, &fetched);
+		e = pubinbox_mirror(path, dir, !f->mirrored, &daemon_stop,
+		    &fetched, err, sizeof(err));
 		if (e != ERR_OK) {
+			if (daemon_stop)
+				return ERR_OK;
 			follow_report(d, f,
 			    "cannot fetch the archive (see the "
 			    "log)");
