@@ -249,10 +249,151 @@ def imap(tmp):
         f.close()
 
 
+def archive_mail(tag, i):
+    return ('From: Ann <ann@example.org>\nTo: demo@lists.example.org\n'
+            'Subject: note %s %d\nMessage-ID: <%s-%d@example.org>\n'
+            'Date: Thu, 03 Dec 2026 10:00:00 +0000\n\nBody %d.\n'
+            % (tag, i, tag, i, i)).encode()
+
+
+def epoch_add(inbox, n, raws):
+    """Append mails to epoch n (public-inbox-v2-format(5)): one commit per
+    mail, the raw mail as the blob m at the root of its tree."""
+    g = '%s/git/%d.git' % (inbox, n)
+    if not os.path.isdir(g):
+        sh(['git', 'init', '-q', '--bare', '-b', 'master', g])
+    head = sh(['git', '-C', g, 'rev-parse', '-q', '--verify', 'refs/heads/master'],
+              check_rc=False).stdout.decode().strip()
+    out = []
+    for i, raw in enumerate(raws):
+        out.append(b'commit refs/heads/master\ncommitter a <a@b> 1700000000 +0000\ndata 4\nmail\n')
+        if i == 0 and head:
+            out.append(b'from %s\n' % head.encode())
+        out.append(b'M 100644 inline m\ndata %d\n%s\n' % (len(raw), raw))
+    sh(['git', '-C', g, 'fast-import', '--quiet', '--force'], inp=b''.join(out))
+    return g
+
+
+def epoch_add_zeros(g, size):
+    """A commit whose mail is size bytes of zeros, made with git
+    hash-object (it deflates to size/1000); its id."""
+    blob = sh(['sh', '-c', 'head -c %d /dev/zero | git -C %s hash-object -w --stdin'
+               % (size, g)]).stdout.decode().strip()
+    tree = sh(['git', '-C', g, 'mktree'], inp=b'100644 blob %s\tm\n' % blob.encode())
+    head = sh(['git', '-C', g, 'rev-parse', 'master']).stdout.decode().strip()
+    env = dict(os.environ, GIT_AUTHOR_NAME='a', GIT_AUTHOR_EMAIL='a@b', GIT_COMMITTER_NAME='a',
+               GIT_COMMITTER_EMAIL='a@b')
+    commit = sh(['git', '-C', g, 'commit-tree', '-p', head, '-m', 'mail',
+                 tree.stdout.decode().strip()], env=env).stdout.decode().strip()
+    sh(['git', '-C', g, 'update-ref', 'refs/heads/master', commit])
+    return commit
+
+
+def manifest(inbox, name, epochs):
+    """inbox/manifest.js.gz as public-inbox writes it, listing epochs."""
+    m = {}
+    for n in epochs:
+        m['/%s/git/%d.git' % (name, n)] = {
+            'description': name, 'fingerprint': '%040x' % n, 'modified': 1700000000,
+            'owner': None, 'reference': '/%s/git/0.git' % name if n else None}
+    with open(os.path.join(inbox, 'manifest.js.gz'), 'wb') as f:
+        f.write(gzip.compress(json.dumps(m).encode()))
+
+
+def mirrored(y):
+    d = os.path.join(y.dir, 'yard.db.sources', 'src', 'git')
+    return sorted(int(e[:-4]) for e in os.listdir(d) if e.endswith('.git')) if os.path.isdir(d) else []
+
+
+def pubinbox(tmp):
+    root = os.path.join(tmp, 'web')
+    # An inbox of two epochs, served by a server that answers for every
+    # epoch number (each one is its epoch 0).
+    every = os.path.join(root, 'every')
+    epoch_add(every, 0, [archive_mail('e0', i) for i in range(3)])
+    epoch_add(every, 1, [archive_mail('e1', i) for i in range(2)])
+    # The same server for an inbox with a manifest listing 0 and 1 (its
+    # epoch 1 is its epoch 0 again: the same three mails).
+    listed = os.path.join(root, 'listed')
+    epoch_add(listed, 0, [archive_mail('l0', i) for i in range(3)])
+    manifest(listed, 'listed', [0, 1])
+    # A manifest that inflates to 8 MB: not read, the epochs probed.
+    bomb = os.path.join(root, 'bomb')
+    epoch_add(bomb, 0, [archive_mail('z', i) for i in range(2)])
+    with open(os.path.join(bomb, 'manifest.js.gz'), 'wb') as f:
+        f.write(gzip.compress(b' ' * (8 << 20)))
+    # An epoch holding a mail of 400 MB of zeros between two others.
+    big = os.path.join(root, 'big')
+    g = epoch_add(big, 0, [archive_mail('b', 0)])
+    zeros = epoch_add_zeros(g, 400 * 1000 * 1000)
+    epoch_add(big, 0, [archive_mail('b', 1)])
+    pf = os.path.join(tmp, 'http.port')
+    procs.append(subprocess.Popen(['/usr/bin/python3', os.path.join(HERE, 'githttp.py'),
+                                   '--root', root, '--port-file', pf,
+                                   '--every-epoch', 'every', '--every-epoch', 'listed']))
+    for _ in range(200):
+        if os.path.exists(pf):
+            break
+        time.sleep(0.05)
+    url = 'http://127.0.0.1:%s/' % open(pf).read()
+    src = '\tpublic-inbox = %s\n\tproject = demo\n'
+
+    # No manifest: probed in order, stopped at the bound.
+    y = Yard2(tmp, 'every', src % (url + 'every'))
+    rc, err, took, rss = y.timed('run', '--once')
+    st = y.status()
+    check('a server answering every epoch: the mirror stops at 64 epochs (%.1f s)' % took,
+          mirrored(y) == list(range(64)), (mirrored(y), err[-500:]))
+    check('... says so in the log and the source\'s last_error',
+          'only 0-63 are mirrored' in err and
+          'only 0-63' in (st['sources'][0]['last_error'] or ''), (st['sources'], err[-500:]))
+    check('... and reads what it mirrored', st['messages'] == 3, st['messages'])
+
+    # A manifest listing 0 and 1: exactly those, on the first poll and after.
+    y = Yard2(tmp, 'listed', src % (url + 'listed'))
+    for poll in ('first', 'second'):
+        rc, err, took, rss = y.timed('run', '--once')
+        check('a manifest listing epochs 0 and 1: exactly those mirrored (%s poll)' % poll,
+              rc == 0 and mirrored(y) == [0, 1] and y.status()['messages'] == 3,
+              (mirrored(y), err[-500:]))
+
+    y = Yard2(tmp, 'bomb', src % (url + 'bomb'))
+    rc, err, took, rss = y.timed('run', '--once')
+    check('a manifest inflating past 1 MB is not read; epochs probed instead',
+          rc == 0 and mirrored(y) == [0] and 'over 1024 KB inflated' in err and
+          y.status()['messages'] == 2, (mirrored(y), err[-500:]))
+
+    # SIGTERM while run mirrors the server that answers every epoch.
+    y = Yard2(tmp, 'every-run', src % (url + 'every'))
+    y.start()
+    end = time.time() + 20
+    while time.time() < end and len(mirrored(y)) < 5:
+        time.sleep(0.05)
+    took = y.sigterm()
+    check('SIGTERM ends run within %.0f s in the middle of mirroring (%s s, at epoch %d)'
+          % (STOP_S, '%.2f' % took if took is not None else 'never', len(mirrored(y))),
+          took is not None and took < STOP_S and len(mirrored(y)) < 64, y.log()[-500:])
+
+    # The 400 MB blob: skipped and logged, by URL and by path, memory bounded.
+    for how, where in (('by URL', url + 'big'), ('by path', big)):
+        y = Yard2(tmp, 'big-' + how.split()[1], src % where)
+        rc, err, took, rss = y.timed('run', '--once')
+        st = y.status()
+        want = 'epoch 0: commit %s: a mail of 400000000 bytes over the 67108864 bytes allowed, skipped' % zeros
+        check('%s: a mail of 400 MB of zeros is skipped, the others stored (%.1f s)' % (how, took),
+              st['messages'] == 2, (st['messages'], err[-500:]))
+        check('%s: ... logged with its epoch and commit' % how, want in err, err[-500:])
+        check('%s: ... and shown as the source\'s last_error' % how,
+              st['sources'][0]['last_error'] == want, st['sources'])
+        check('%s: ... peak RSS %.0f MB, well below the 400 MB (bound 120 MB%s)'
+              % (how, rss, ', 250 under ASan' if ASAN else ''), rss < (250 if ASAN else 120))
+
+
 def main():
     tmp = tempfile.mkdtemp()
     try:
         imap(tmp)
+        pubinbox(tmp)
     finally:
         for p in procs:
             if p.poll() is None:
