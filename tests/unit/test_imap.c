@@ -407,7 +407,7 @@ test_endless_lines(void **state)
 	              "%.0f MB: %s\n",
 	    took, rss, maxrss_mb(), err);
 	assert_true(took < 5.0);
-	assert_true(maxrss_mb() - rss < 32);
+	assert_true(maxrss_mb() - rss < 64);
 	assert_non_null(strstr(err, "passed 1 MB outside its literals"));
 	close_acting(im);
 }
@@ -447,7 +447,7 @@ test_search_over_the_cap(void **state)
 	    "search: peak RSS %.0f -> %.0f MB: %s\n", rss, maxrss_mb(), err);
 	assert_null(uids);
 	assert_int_equal(n, 0);
-	assert_true(maxrss_mb() - rss < 32);
+	assert_true(maxrss_mb() - rss < 64);
 	assert_non_null(
 	    strstr(err, "UID SEARCH: the server's answer passed 1 MB outside"));
 	close_acting(im);
@@ -498,7 +498,7 @@ test_stop_flag(void **state)
 	assert_int_equal(fetch_timed(im, err, sizeof(err), &took), ERR_NET);
 	pthread_join(t, NULL);
 	print_message("stop flag: out after %.2f s\n", took);
-	assert_true(took >= 0.25 && took < 0.6);
+	assert_true(took >= 0.25 && took < 1.0);
 	assert_string_equal(
 	    err, "UID FETCH: interrupted: patchyard is stopping");
 	close_acting(im);
