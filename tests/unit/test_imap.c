@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "bot/source/imap.h"
+#include "parsers/limits.h"
 
 #define URL "imap://bot@localhost/INBOX"
 
@@ -284,6 +285,37 @@ test_literal_over_what_was_asked(void **state)
 	imap_close(im);
 }
 
+/* The second command, the one that fetches a mail alone, whole, is
+ * bounded as the first: a literal over the limit it asked for (and 1 MB
+ * for oddities) is refused at its announcement, and nothing is handed
+ * out. */
+static void
+test_refetch_guarded(void **state)
+{
+	struct imap *im = NULL;
+	struct got g = { { 0 }, 0, "", { 0 }, { 0 } };
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(
+	    open_on2(OPENING, true, &im, err, sizeof(err)), ERR_OK);
+	say("* 1 FETCH (UID 9 RFC822.SIZE 40 BODY[]<0> {17}\r\n"
+	    "Subject: long\r\n\r\n"
+	    ")\r\n"
+	    "4 OK f\r\n"
+	    "* 1 FETCH (UID 9 RFC822.SIZE 40 BODY[]<0> {2000000}\r\n"
+	    "Subject: long\r\n",
+	    true);
+	assert_int_equal(imap_fetch(im, (uint32_t[]){ 9 }, 1, 4096, take, &g,
+	                     err, sizeof(err)),
+	    ERR_NET);
+	assert_int_equal(g.n, 0);
+	assert_string_equal(err,
+	    "UID FETCH: the server's answer brought literals over the 1.0 MB "
+	    "asked for: refused");
+	imap_close(im);
+}
+
 /* ---- servers that take their time: a child writes as it goes ---- */
 
 static double
@@ -325,8 +357,57 @@ enum act {
 	FLOOD, /* untagged lines as fast as the client takes them */
 	DRIP, /* an untagged line every 20 ms */
 	SEARCH_FLOOD, /* "* SEARCH" and 30 MB of UIDs */
-	SILENT /* nothing more */
+	SILENT, /* nothing more */
+	STORE_MAX /* a mail of LIMIT_MAIL_STORE: its first MB, then whole */
 };
+
+/* Read what the client sends until the command line "<tag> UID FETCH"
+ * has come: false once the client is gone. */
+static bool
+await_fetch(int fd, const char *tag)
+{
+	char want[32], seen[256] = "";
+	size_t n = 0, w;
+
+	w = (size_t)snprintf(want, sizeof(want), "%s UID FETCH", tag);
+	while (strstr(seen, want) == NULL) {
+		ssize_t r;
+
+		if (n > sizeof(seen) - 64) { /* keep the tail */
+			memmove(seen, seen + n - w, w);
+			n = w;
+		}
+		r = read(fd, seen + n, sizeof(seen) - 1 - n);
+		if (r <= 0)
+			return false;
+		n += (size_t)r;
+		seen[n] = '\0';
+	}
+	return true;
+}
+
+/* The answer to a UID FETCH of UID 9 (tag), a mail of LIMIT_MAIL_STORE
+ * bytes of which part come, once the command has come; false once the
+ * client is gone. */
+static bool
+put_big(int fd, const char *tag, size_t part, char *chunk, size_t cn)
+{
+	char head[128];
+	size_t k;
+
+	if (!await_fetch(fd, tag))
+		return false;
+	snprintf(head, sizeof(head),
+	    "* 1 FETCH (UID 9 RFC822.SIZE %u BODY[]<0> {%zu}\r\n",
+	    LIMIT_MAIL_STORE, part);
+	if (!put(fd, head, strlen(head)))
+		return false;
+	for (k = 0; k < part; k += cn)
+		if (!put(fd, chunk, part - k < cn ? part - k : cn))
+			return false;
+	snprintf(head, sizeof(head), ")\r\n%s OK f\r\n", tag);
+	return put(fd, head, strlen(head));
+}
 
 /* The server: the opening, then act, for at most 20 s. */
 static void
@@ -368,6 +449,14 @@ server(int fd, enum act act)
 			;
 		break;
 	case SILENT:
+		break;
+	case STORE_MAX:
+		memset(chunk, 'x', sizeof(chunk));
+		memcpy(chunk, "Subject: big\r\n\r\n", 16);
+		if (!put_big(fd, "4", IMAP_PART, chunk, sizeof(chunk)))
+			return;
+		memcpy(chunk, "Subject: all\r\n\r\n", 16);
+		(void)put_big(fd, "5", LIMIT_MAIL_STORE, chunk, sizeof(chunk));
 		break;
 	}
 	while (now() < end)
@@ -565,6 +654,29 @@ test_stop_flag(void **state)
 	stop_flag = 0;
 }
 
+/* A mail of LIMIT_MAIL_STORE bytes, the largest stored: its first MB
+ * comes with the chunk, then the whole of it alone, which the guard lets
+ * through (its literal is the limit asked for), and it is handed out
+ * whole. */
+static void
+test_whole_mail_at_the_store_limit(void **state)
+{
+	struct imap *im = open_acting(STORE_MAX, 5, NULL);
+	struct got g = { { 0 }, 0, "", { 0 }, { 0 } };
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(imap_fetch(im, (uint32_t[]){ 9 }, 1, LIMIT_MAIL_STORE,
+	                     take, &g, err, sizeof(err)),
+	    ERR_OK);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.uid[0], 9);
+	assert_false(g.over[0]);
+	assert_int_equal(g.len[0], LIMIT_MAIL_STORE);
+	assert_memory_equal(g.first, "Subject: all\r\n\r\nxxx", 19);
+	close_acting(im);
+}
+
 /* A mailbox whose UIDNEXT leaves room for more than IMAP_SEARCH_SPAN
  * UIDs is asked in windows; the first window holding any is the answer,
  * UIDs outside the window left out; past the windows, one search to the
@@ -620,12 +732,14 @@ main(void)
 		cmocka_unit_test(test_huge_literal),
 		cmocka_unit_test(test_whole_or_nothing),
 		cmocka_unit_test(test_literal_over_what_was_asked),
+		cmocka_unit_test(test_refetch_guarded),
 		cmocka_unit_test(test_trickled_literal),
 		cmocka_unit_test(test_endless_lines),
 		cmocka_unit_test(test_dripping_lines),
 		cmocka_unit_test(test_search_over_the_cap),
 		cmocka_unit_test(test_silent_server),
 		cmocka_unit_test(test_stop_flag),
+		cmocka_unit_test(test_whole_mail_at_the_store_limit),
 		cmocka_unit_test(test_search_windows),
 	};
 
