@@ -12,12 +12,14 @@ public-inbox by URL: a plain HTTP server (git's smart protocol,
 githttp.py) that answers for every epoch number: the mirror stops at
 the epochs the inbox's manifest.js.gz lists, or without one at its hard
 bound; an epoch holding a blob of 400 MB of zeros is skipped and
-logged, not inflated, by path and by URL.
+logged, not inflated, by path and by URL, while a mail of 17 MB beside
+it (over the 16 MB parsed, under the 64 MB stored) is stored whole and
+marked.
 
 Under AddressSanitizer (make check's second pass) the process is larger
 and slower to start and exit: the RSS bounds are widened and the 2 s of
 SIGTERM become 4 s there, as the messages say."""
-import gzip, json, os, re, signal, socket, ssl, subprocess, sys, tempfile, threading, time
+import gzip, json, os, re, signal, socket, sqlite3, ssl, subprocess, sys, tempfile, threading, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from yardlib import *
 from dovecot import make_ca
@@ -256,6 +258,22 @@ def archive_mail(tag, i):
             % (tag, i, tag, i, i)).encode()
 
 
+def archive_mail_of(tag, size):
+    """An archive mail of size bytes: a header, then lines of filler."""
+    head = archive_mail(tag, 0)
+    line = b'a line of a very large generated file, and more of it\n'
+    return head + line * ((size - len(head)) // len(line) + 1)
+
+
+def stored(y, mid):
+    """(flags, raw bytes) of the stored mail mid, or None."""
+    c = sqlite3.connect('file:%s?mode=ro' % os.path.join(y.dir, 'yard.db'), uri=True)
+    row = c.execute('SELECT m.flags, r.bytes FROM message m JOIN raw r ON r.message_id = m.id '
+                    'WHERE m.msgid = ?', (mid,)).fetchone()
+    c.close()
+    return row
+
+
 def epoch_add(inbox, n, raws):
     """Append mails to epoch n (public-inbox-v2-format(5)): one commit per
     mail, the raw mail as the blob m at the root of its tree."""
@@ -322,11 +340,13 @@ def pubinbox(tmp):
     epoch_add(bomb, 0, [archive_mail('z', i) for i in range(2)])
     with open(os.path.join(bomb, 'manifest.js.gz'), 'wb') as f:
         f.write(gzip.compress(b' ' * (8 << 20)))
-    # An epoch holding a mail of 400 MB of zeros between two others.
+    # An epoch holding a mail of 400 MB of zeros between two others,
+    # and a mail over the 16 MB parsed but under the 64 MB stored.
     big = os.path.join(root, 'big')
     g = epoch_add(big, 0, [archive_mail('b', 0)])
     zeros = epoch_add_zeros(g, 400 * 1000 * 1000)
-    epoch_add(big, 0, [archive_mail('b', 1)])
+    large = archive_mail_of('large', 17 * 1024 * 1024)
+    epoch_add(big, 0, [archive_mail('b', 1), large])
     pf = os.path.join(tmp, 'http.port')
     procs.append(subprocess.Popen(['/usr/bin/python3', os.path.join(HERE, 'githttp.py'),
                                    '--root', root, '--port-file', pf,
@@ -374,20 +394,25 @@ def pubinbox(tmp):
           % (STOP_S, '%.2f' % took if took is not None else 'never', len(mirrored(y))),
           took is not None and took < STOP_S and len(mirrored(y)) < 64, y.log()[-500:])
 
-    # The 400 MB blob: skipped and logged, by URL and by path, memory bounded.
+    # The 400 MB blob: skipped and logged, by URL and by path, memory
+    # bounded; the 17 MB mail beside it stored whole.
     for how, where in (('by URL', url + 'big'), ('by path', big)):
         y = Yard2(tmp, 'big-' + how.split()[1], src % where)
         rc, err, took, rss = y.timed('run', '--once')
         st = y.status()
         want = 'epoch 0: commit %s: a mail of 400000000 bytes over the 67108864 bytes allowed, skipped' % zeros
         check('%s: a mail of 400 MB of zeros is skipped, the others stored (%.1f s)' % (how, took),
-              st['messages'] == 2, (st['messages'], err[-500:]))
+              st['messages'] == 3, (st['messages'], err[-500:]))
         check('%s: ... logged with its epoch and commit' % how, want in err, err[-500:])
         check('%s: ... and shown as the source\'s last_error' % how,
               st['sources'][0]['last_error'] == want, st['sources'])
         bound = 250 if ASAN else 120
         check('%s: ... peak RSS %.0f MB, well below the 400 MB (bound %d MB%s)'
               % (how, rss, bound, ' under ASan' if ASAN else ''), rss < bound)
+        row = stored(y, 'large-0@example.org')
+        check('%s: a mail of 17 MB is stored whole, byte for byte, and marked over a limit' % how,
+              row is not None and row[1] == large and row[0] & 0x21 == 0x01,
+              row and (row[0], len(row[1]), len(large)))
 
 
 def main():

@@ -15,6 +15,7 @@
 #include "bot/git/gitrepo.h"
 #include "bot/source/git_pubinbox.h"
 #include "bot/source/source.h"
+#include "parsers/limits.h"
 #include "parsers/pack.h"
 #include "parsers/patchid.h"
 #include "tests/unit/sourcetest.h"
@@ -714,11 +715,82 @@ test_pubinbox_too_large(void **state)
 	rmtmp(d);
 }
 
+/* A mail of n bytes: a header, then c to the end. */
+static char *
+mail_of(const char *id, size_t n, char c)
+{
+	char *m = malloc(n + 1);
+	int k;
+
+	assert_non_null(m);
+	k = snprintf(m, n + 1, "Message-ID: <%s@x>\n\n", id);
+	assert_true(k > 0 && (size_t)k < n);
+	memset(m + k, c, n - (size_t)k);
+	m[n] = '\0';
+	return m;
+}
+
+/*
+ * The one limit on what is stored, at its true size: a mail of
+ * LIMIT_MAIL_SIZE + 1 MB (over what is parsed) is handed out whole, for
+ * the parser to mark; one of LIMIT_MAIL_STORE + 1 bytes is skipped and
+ * never inflated.  Loose, then packed.
+ */
+static void
+test_pubinbox_store_limit(void **state)
+{
+	char *d, path[4200], want[256], skipped[256], hex[41];
+	char *mid = mail_of("mid", LIMIT_MAIL_SIZE + 1024 * 1024, 'm');
+	char *huge = mail_of("huge", (size_t)LIMIT_MAIL_STORE + 1, 'z');
+	const char *mails[4] = { "Message-ID: <s1@x>\n\nsmall one\n", mid, huge,
+		"Message-ID: <s2@x>\n\nsmall two\n" };
+	struct mails ms = { 0 };
+	int round;
+
+	(void)state;
+	if (!have_git()) {
+		free(mid);
+		free(huge);
+		skip();
+	}
+	d = mktmp();
+	snprintf(path, sizeof(path), "%s/0.git", d);
+	make_epoch(path, mails, 4);
+	rev_parse(path, "master~1", hex);
+	snprintf(want, sizeof(want),
+	    "epoch 0: commit %s: a mail of %u bytes over the %u bytes "
+	    "allowed, skipped",
+	    hex, LIMIT_MAIL_STORE + 1, LIMIT_MAIL_STORE);
+	for (round = 0; round < 2; round++) {
+		/* fast-import left them loose; then packed, whole. */
+		if (round == 1)
+			run("git -C '%s' -c core.bigFileThreshold=1m repack "
+			    "-adq && git -C '%s' prune",
+			    path, path);
+		read_skipping(path, 0, &ms, skipped, sizeof(skipped));
+		assert_int_equal(ms.n, 4);
+		assert_string_equal(ms.raw[0], mails[0]);
+		assert_false(ms.over[1]);
+		assert_int_equal(ms.len[1], strlen(mid));
+		assert_memory_equal(ms.raw[1], mid, ms.len[1]);
+		assert_true(ms.over[2]);
+		assert_int_equal(ms.len[2], 0);
+		assert_string_equal(ms.pos[2] + 2, hex);
+		assert_string_equal(ms.raw[3], mails[3]);
+		assert_string_equal(skipped, want);
+		mails_free(&ms);
+	}
+	free(mid);
+	free(huge);
+	rmtmp(d);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pubinbox_too_large),
+		cmocka_unit_test(test_pubinbox_store_limit),
 		cmocka_unit_test(test_pubinbox),
 		cmocka_unit_test(test_pubinbox_limit),
 		cmocka_unit_test(test_pubinbox_long),
