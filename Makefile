@@ -19,8 +19,9 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 # (IMAP, SMTP, the web server) go into a shared object that the binary
 # carries and loads at their first use (bot/ext.c): the other commands
 # start without those 25 libraries.  Tests link them all.
-EXT_SRC   := bot/source/imap.c bot/source/imap_tls.c \
-	     bot/mailout/smtp.c $(sort $(wildcard bot/web/*.c))
+EXT_SRC   := bot/source/imap.c bot/source/imap_guard.c bot/source/imap_tls.c \
+	     bot/source/pubinbox_http.c bot/mailout/smtp.c \
+	     $(sort $(wildcard bot/web/*.c))
 # libetpan's MIME parser (parsers/mime_etpan.c) is linked into the binary
 # from libetpan's static archive: its few objects need nothing but libc,
 # where the shared library pulls in GnuTLS and a dozen more.  Its names
