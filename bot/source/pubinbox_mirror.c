@@ -18,7 +18,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bot/source/git_pubinbox.h"
 #include "util/ascii.h"
+#include "util/gitmsg.h"
 #include "util/log.h"
 
 #define PM_REFSPEC "+refs/heads/master:refs/heads/master"
@@ -27,9 +29,10 @@ static enum err
 pm_giterr(const char *url, const char *what)
 {
 	const git_error *ge = git_error_last();
+	char plain[1024];
 
 	log_err("source: %s: %s: %s", url, what,
-	    ge != NULL && ge->message != NULL ? ge->message : "libgit2 failed");
+	    gitmsg_plain(plain, sizeof(plain), ge ? ge->message : NULL));
 	return ERR_NET;
 }
 
@@ -147,7 +150,7 @@ pubinbox_mirror(const char *url, const char *dir, bool all, unsigned *fetched)
 	enum err e = ERR_OK;
 
 	*fetched = 0;
-	if (git_libgit2_init() < 0)
+	if (git_pubinbox_start() < 0)
 		return ERR_GIT;
 	slash = url[0] != '\0' && url[strlen(url) - 1] == '/' ? "" : "/";
 	if (snprintf(gitdir, sizeof(gitdir), "%s/git", dir) >=
