@@ -171,17 +171,19 @@ send_due(struct daemon *d, double now)
 static enum err
 send_run(struct daemon *d, double now)
 {
-	unsigned sent = 0, failed = 0, waiting = 0;
-	enum err e =
-	    outbox_send(d->st, d->conf, false, &sent, &failed, &waiting);
+	struct outbox_stats os;
+	enum err e = outbox_send(d->st, d->conf, false, &os);
+	unsigned all = os.sent + os.failed + os.waiting;
 
 	d->send_kick = false;
 	d->next_send = now + d->conf->run_send_interval;
-	d->send_stuck = sent + failed == 0;
-	if (sent + failed + waiting)
-		log_info("send: %u sent, %u failed, %u waiting", sent, failed,
-		    waiting);
-	if (sent + failed + waiting && e == ERR_OK)
+	d->send_stuck = os.sent + os.failed == 0;
+	if (all)
+		log_info("send: %u sent, %u failed, %u waiting; %u SMTP "
+		         "connection%s",
+		    os.sent, os.failed, os.waiting, os.connections,
+		    os.connections == 1 ? "" : "s");
+	if (all && e == ERR_OK)
 		e = store_run_mark(d->st, "send", time_now());
 	return e;
 }
