@@ -441,6 +441,9 @@ debug_cb(CURL *h, curl_infotype type, char *p, size_t n, void *arg)
 	} else if (type == CURLINFO_HEADER_OUT) {
 		on_command(x, p, n);
 	} else if (type == CURLINFO_TEXT && log_get_level() >= LOG_DEBUG) {
+		/* A line of curl's, with its line end: the log adds one. */
+		while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+			n--;
 		log_debug("smtp: curl: %s", log_quote(q, sizeof(q), p, n));
 	}
 	return 0;
