@@ -13,8 +13,12 @@
   (smtpd.py counts them), -v lines without a literal \\x0a, a relay that
   drops the connection at the 5th MAIL FROM costs one reconnection and no
   mail, a relay out of reach is said once, with curl's reason.
+- Acknowledgments that tell the truth: the staged one, sent after the
+  rebuild, says the branch has the patch; the updated one says what
+  changed between the versions (the code, the description, the trailers)
+  or that nothing did.
 """
-import json, os, pwd, re, shutil, signal, subprocess, sys, tempfile, time
+import email, json, os, pwd, re, shutil, signal, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from yardlib import *
 
@@ -341,12 +345,93 @@ def session(tmp):
         sink.stop()
 
 
+# ---- 4. acknowledgments that tell the truth ---------------------------------------
+
+def body_of(mail):
+    m = email.message_from_string(mail)
+    part = m.get_payload(decode=True) if not m.is_multipart() else m.get_payload(0).get_payload(decode=True)
+    return ' '.join((part or b'').decode('utf-8', 'replace').split())
+
+
+def acks(tmp):
+    K = os.path.join(tmp, 'acks')
+    os.makedirs(K)
+    up = Repo(os.path.join(K, 'up'))
+    sink = Smtpd(K).start()
+    conf(os.path.join(K, 'bot.conf'), [
+        '[core]', '\tdatabase = %s/yard.db' % K,
+        '[bot]', '\taddress = yard@bot.example.org',
+        '[project "demo"]', '\tlist = demo@lists.example.org',
+        '\tupstream = %s/up' % K, '\tstaging = %s/staging.git' % K,
+        '[auth]', '\trequire = none',
+        '[smtp]', '\turl = smtp://127.0.0.1:%d' % sink.port, '\tstarttls = never'])
+    y = lambda *a, inp=None: sh([YARD, '-c', os.path.join(K, 'bot.conf')] + list(a),
+                                inp=inp, check_rc=False)
+
+    def new_acks(n0, event):
+        out = {}
+        for m in sink.mails()[n0:]:
+            if header(m, 'X-Patchyard-Event') == event:
+                out[header(m, 'In-Reply-To').strip('<>')] = body_of(m)
+        return out
+    try:
+        y('init')
+        v1 = up.series(edits(4), ('Ann Author', 'ann@example.org'), 'acks1', msgid='ack1')
+        for m in v1:
+            y('ingest', '--project', 'demo', inp=m.encode())
+        y('upstream')
+        y('stage', msgid(v1[0]), '--series')
+        n0 = len(sink.mails())
+        y('send')
+        check('the staged acknowledgment waits for the rebuild', len(sink.mails()) == n0,
+              len(sink.mails()) - n0)
+        y('rebuild')
+        y('send')
+        st = new_acks(n0, 'staged')
+        check('the staged acknowledgment, sent after the rebuild, says the branch has it',
+              len(st) == 4 and all('It is in the unstable branch of the staging tree now' in b and
+                                   'will appear' not in b for b in st.values()),
+              list(st.values())[:1])
+
+        # v2: patch 1 as it was, 2 with another description, 3 with a
+        # trailer more, 4 with other code.
+        v2 = []
+        for i, m in enumerate(v1):
+            m = m.replace('<ack1-', '<ack2-').replace('[PATCH ', '[PATCH v2 ')
+            if i == 2:
+                m = m.replace('\nBody of a: change line 5.\n', '\nBody of a: change line 5, said better.\n')
+            if i == 3:
+                m = m.replace('\nSigned-off-by: Ann Author <ann@example.org>\n',
+                              '\nSigned-off-by: Ann Author <ann@example.org>\n'
+                              'Reviewed-by: Rob Reviewer <rob@example.org>\n')
+            if i == 4:
+                m = m.replace('+a 15 changed', '+a 15 changed again')
+            v2.append(m)
+        for m in v2:
+            y('ingest', '--project', 'demo', inp=m.encode())
+        y('rebuild')
+        n0 = len(sink.mails())
+        y('send')
+        upd = new_acks(n0, 'updated')
+        want = {1: 'Nothing changed but the version', 2: 'What changed: the description.',
+                3: 'What changed: the trailers.', 4: 'What changed: the code.'}
+        for i, w in want.items():
+            b = upd.get(msgid(v2[i]), '')
+            code = 'Changes to the code since the previous version' in b
+            check('the updated acknowledgment of patch %d says: %s' % (i, w),
+                  w in b and 'description or the trailers did' not in b and code == (i == 4) and
+                  (i == 1) == ('What changed' not in b), b[:600] or sorted(upd))
+    finally:
+        sink.stop()
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix='patchyard-deploy-')
     try:
         two_users(tmp)
         quiet_logs(tmp)
         session(tmp)
+        acks(tmp)
     finally:
         for p in procs:
             if p.poll() is None:
