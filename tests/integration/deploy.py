@@ -8,7 +8,8 @@
   removes those it created) and setpriv; skipped otherwise.
 - Logs an operator can read: without [smtp] a running daemon says so once
   and `status` says so; a SIGHUP with a broken config logs each file:line
-  error as "patchyard: error:", and a SIGHUP that adds [smtp] sends.
+  error as "patchyard: error:", and a SIGHUP that adds [smtp] sends.  The
+  guide's backup (sqlite3 .backup) taken while it runs is a whole database.
 - One SMTP session per send run: 10 acknowledgments over one connection
   (smtpd.py counts them), -v lines without a literal \\x0a, a relay that
   drops the connection at the 5th MAIL FROM costs one reconnection and no
@@ -251,6 +252,19 @@ def quiet_logs(tmp):
         check('no [smtp]: run says so once, and logs no other warning or error over 4 polls',
               len(noisy) == 1 and 'never sent' in noisy[0] and
               json.loads(y('status', '--json').stdout)['messages'] == len(mails) + 5, before[-800:])
+        # docs/DEPLOY.md's backup, taken while run runs: a database whole.
+        if shutil.which('sqlite3'):
+            bk = os.path.join(Q, 'backup.db')
+            r = sh(['sqlite3', os.path.join(Q, 'yard.db'), '.backup ' + bk], check_rc=False)
+            bc = os.path.join(Q, 'backup.conf')
+            conf(bc, ['[core]', '\tdatabase = %s' % bk,
+                      '[project "demo"]', '\tlist = demo@lists.example.org'])
+            got = sh([YARD, '-c', bc, 'status', '--json'], check_rc=False)
+            check('sqlite3 .backup while run runs: a database status reads, every mail in it',
+                  r.returncode == 0 and got.returncode == 0 and
+                  json.loads(got.stdout)['messages'] == len(mails) + 5, (r.stderr, got.stderr))
+        else:
+            print('skip: sqlite3 .backup: no sqlite3')
         # SIGHUP with two bad values: each a log line with file:line.
         conf(cf, good[:6] + ['\tcc-list = maybe'] + good[6:-1] + ['\tinterval = 0'])
         run.send_signal(signal.SIGHUP)
