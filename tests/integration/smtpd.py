@@ -169,8 +169,11 @@ class ControlledSMTP(SMTP):
     MAIL FROMs, and going away at the MAIL FROM of --drop-at-mail."""
 
     def connection_made(self, transport):
-        self.event_handler.connections += 1
-        self.event_handler.stats()
+        # aiosmtpd calls it again with the TLS transport after STARTTLS:
+        # the same connection.
+        if self.transport is None:
+            self.event_handler.connections += 1
+            self.event_handler.stats()
         super().connection_made(transport)
 
     async def smtp_MAIL(self, arg):

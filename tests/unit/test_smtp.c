@@ -955,6 +955,66 @@ test_one_session(void **state)
 }
 
 /*
+ * One session over STARTTLS with AUTH: the handshake, the login and the
+ * EHLO after it happen once, and what that EHLO said of 8BITMIME holds
+ * for every mail of the session (8bit as composed when offered,
+ * quoted-printable when not), though later mails see no EHLO at all.
+ */
+static void
+session_tls(bool offer_8bit)
+{
+	char cert[160], key[160], stats[160], *got = NULL;
+	struct smtp_config c;
+	struct smtp_result r;
+	struct smtp *s = NULL;
+	int i;
+
+	path(cert, sizeof(cert), "cert.pem");
+	path(key, sizeof(key), "cert.key");
+	path(stats, sizeof(stats), "stats");
+	unlink(stats);
+	start_server(0, "--stats", stats, "--starttls", "--require-starttls",
+	    "--tls-cert", cert, "--tls-key", key, "--auth", "yard:sesame",
+	    offer_8bit ? NULL : "--no-8bitmime", NULL);
+	c = relay("smtp", CONF_TLS_REQUIRED);
+	c.ca_file = cert;
+	c.user = "yard";
+	c.password = "sesame";
+	smtp_result_init(&r);
+	assert_int_equal(smtp_new(&c, &s), ERR_OK);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(
+		    smtp_send(s, FROM, RCPTS, message, message_len, &r),
+		    SMTP_OK);
+		assert_int_equal(delivered(&got), i + 1);
+		assert_non_null(strstr(got, "X-Smtpd-Tls: yes\r\n"));
+		assert_non_null(strstr(got, "X-Smtpd-Auth: yard\r\n"));
+		assert_true((strstr(got, "J\xc3\xb6rg") != NULL) == offer_8bit);
+		assert_true(
+		    (strstr(got, "quoted-printable") != NULL) == !offer_8bit);
+		free(got);
+		got = NULL;
+	}
+	smtp_free(s);
+	assert_int_equal(server_count("connections"), 1);
+	smtp_result_free(&r);
+}
+
+static void
+test_session_tls_8bit(void **state)
+{
+	NEED_DEPS();
+	session_tls(true);
+}
+
+static void
+test_session_tls_7bit(void **state)
+{
+	NEED_DEPS();
+	session_tls(false);
+}
+
+/*
  * The relay closes the session's connection at the fifth MAIL FROM,
  * without a word: that mail goes again at once over a new connection, and
  * every mail is delivered once.
@@ -1220,6 +1280,8 @@ main(void)
 		T(test_silent_server),
 		T(test_no_8bitmime),
 		T(test_one_session),
+		T(test_session_tls_8bit),
+		T(test_session_tls_7bit),
 		T(test_session_dropped),
 		T(test_fresh_connection_dropped),
 		T(test_outbox_one_session),
