@@ -541,7 +541,7 @@ cmd_send(struct cli *c)
 		{ "now", no_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned sent, failed, waiting;
+	struct outbox_stats os;
 	bool now = false;
 	enum err e;
 	int ch;
@@ -556,11 +556,14 @@ cmd_send(struct cli *c)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
-	e = outbox_send(c->st, &c->conf, now, &sent, &failed, &waiting);
-	if (sent + failed + waiting)
-		fprintf(stderr, "send: %u sent, %u failed, %u waiting\n", sent,
-		    failed, waiting);
-	if (e == ERR_OK && sent + failed + waiting)
+	e = outbox_send(c->st, &c->conf, now, &os);
+	if (os.sent + os.failed + os.waiting)
+		fprintf(stderr,
+		    "send: %u sent, %u failed, %u waiting; %u SMTP "
+		    "connection%s\n",
+		    os.sent, os.failed, os.waiting, os.connections,
+		    os.connections == 1 ? "" : "s");
+	if (e == ERR_OK && os.sent + os.failed + os.waiting)
 		e = store_run_mark(c->st, "send", time_now());
 	return e == ERR_OK ? 0 : 1;
 }

@@ -15,7 +15,7 @@ reload(void *arg, struct arena *a, struct config *out)
 {
 	const struct cli *c = arg;
 
-	return conf_load(a, conf_path(c->config_path), out);
+	return conf_load_logged(a, conf_path(c->config_path), out);
 }
 
 int
@@ -39,7 +39,8 @@ cli_run_cmd(struct cli *c)
 		return cli_usage();
 	if (log_get_level() == LOG_WARN || log_get_level() == LOG_INFO)
 		log_set_level(log_get_level() + 1);
-	if (cli_load(c) != ERR_OK)
+	if (conf_load_logged(c->a, conf_path(c->config_path), &c->conf) !=
+	    ERR_OK)
 		return 1;
 	o.reload = reload;
 	o.reload_arg = c;

@@ -318,6 +318,10 @@ patch_values(struct notify *n, struct arena *a, struct template_data *d,
 	template_data_set(d, "queue", p->queue);
 	template_data_set(
 	    d, "link", archive_link(a, pr ? pr->archive : NULL, msg->msgid));
+	/* Stage, update and graduate mails of a project with a staging tree
+	 * wait for the build (and push) that holds the change: what they say
+	 * is true when they go (DESIGN.md §6). */
+	template_data_set(d, "staging", pr && pr->staging ? "yes" : NULL);
 	(void)n;
 }
 

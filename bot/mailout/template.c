@@ -654,11 +654,14 @@ const char *const template_mail_events[TEMPLATE_MAIL_NEVENTS + 1] = { "staged",
 #define COMMON_NAMES                                                           \
 	"project", "list", "bot", "prefix", "url", "subject", "title", "slug", \
 	    "author", "author_name", "author_email", "message_id", "version",  \
-	    "actor", "link", "queue"
+	    "actor", "link", "queue", "staging"
 
 static const char *const names_staged[] = { COMMON_NAMES, NULL };
+/* What changed between the versions (bot/workflow/vdiff.h), or the fix-up
+ * folded into the patch. */
 static const char *const names_updated[] = { COMMON_NAMES, "old_version",
-	"interdiff", NULL };
+	"interdiff", "changes", "unchanged", "code_changed",
+	"description_changed", "trailers_changed", "folded", NULL };
 static const char *const names_graduated[] = { COMMON_NAMES, "policy", NULL };
 static const char *const names_merged[] = { COMMON_NAMES, "how", "commit",
 	"commit_title", "upstream", "forwarded", NULL };

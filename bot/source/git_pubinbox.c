@@ -55,6 +55,7 @@
 #include "parsers/patchid.h"
 #include "util/ascii.h"
 #include "util/fmap.h"
+#include "util/gitmsg.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -101,10 +102,34 @@ static enum err
 gp_giterr(const struct git_pubinbox *p, const char *what)
 {
 	const git_error *ge = git_error_last();
+	char plain[1024];
 
 	log_err("source: %s: %s: %s", p->path, what,
-	    ge != NULL && ge->message != NULL ? ge->message : "libgit2 failed");
+	    gitmsg_plain(plain, sizeof(plain), ge ? ge->message : NULL));
 	return ERR_GIT;
+}
+
+int
+git_pubinbox_start(void)
+{
+	git_buf dirs = { 0 };
+	int n = git_libgit2_init();
+
+	if (n < 0)
+		return n;
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	/* An archive is read whoever owns it, as git does with
+	 * safe.directory = *: see gitpriv_start() in bot/git/gitrepo.c for
+	 * why that is safe, and why process-wide. */
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	if (git_libgit2_opts(
+	        GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, &dirs) == 0 &&
+	    dirs.ptr != NULL &&
+	    gitmsg_config_unreadable(dirs.ptr, ".gitconfig"))
+		git_libgit2_opts(
+		    GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, "");
+	git_buf_dispose(&dirs);
+	return n;
 }
 
 /* An id in hex for a message (git_oid_tostr_s needs libgit2 started). */
@@ -227,7 +252,7 @@ static enum err
 gp_open_repo(struct git_pubinbox *p, size_t ei, git_repository **repo)
 {
 	if (!p->initialised) {
-		if (git_libgit2_init() < 0) {
+		if (git_pubinbox_start() < 0) {
 			log_err("source: %s: libgit2 failed to initialise",
 			    p->path);
 			return ERR_GIT;

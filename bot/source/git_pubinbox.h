@@ -35,6 +35,13 @@ double git_pubinbox_progress(const struct git_pubinbox *p);
 void *git_pubinbox_hold(struct git_pubinbox *p);
 void git_pubinbox_release(void *hold);
 
+/*
+ * Start libgit2 (balanced by git_libgit2_shutdown()) for reading archives
+ * and mirroring them: hashes verified, archives of other users read, an
+ * unreadable user configuration left out.  As git_libgit2_init().
+ */
+int git_pubinbox_start(void);
+
 /* Following an inbox (bot/daemon/): its epochs in numeric order. */
 size_t git_pubinbox_nepochs(const struct git_pubinbox *p);
 unsigned long git_pubinbox_epoch(const struct git_pubinbox *p, size_t i);

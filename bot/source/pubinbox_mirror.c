@@ -25,9 +25,11 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "bot/source/git_pubinbox.h"
 #include "bot/source/pubinbox_http.h"
 #include "parsers/manifest.h"
 #include "util/ascii.h"
+#include "util/gitmsg.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -49,9 +51,10 @@ static enum err
 pm_giterr(const char *url, const char *what)
 {
 	const git_error *ge = git_error_last();
+	char plain[1024];
 
 	log_err("source: %s: %s: %s", url, what,
-	    ge != NULL && ge->message != NULL ? ge->message : "libgit2 failed");
+	    gitmsg_plain(plain, sizeof(plain), ge ? ge->message : NULL));
 	return ERR_NET;
 }
 
@@ -365,7 +368,7 @@ pubinbox_mirror(const char *url, const char *dir, bool all,
 
 	*fetched = 0;
 	note[0] = '\0';
-	if (git_libgit2_init() < 0)
+	if (git_pubinbox_start() < 0)
 		return ERR_GIT;
 	slash = url[0] != '\0' && url[strlen(url) - 1] == '/' ? "" : "/";
 	if (snprintf(gitdir, sizeof(gitdir), "%s/git", dir) >=

@@ -48,6 +48,7 @@ fixture_event(void)
 	    "https://lore.example.org/linux-mm/"
 	    "20260301120000.4242-1-jane.hacker@example.com/");
 	template_data_set(d, "queue", "unstable");
+	template_data_set(d, "staging", "yes");
 	return d;
 }
 
@@ -59,11 +60,24 @@ add_event_values(struct template_data *d, const char *variant)
 	if (strcmp(variant, "updated") == 0) {
 		template_data_set(d, "version", "3");
 		template_data_set(d, "old_version", "2");
+		template_data_set(d, "changes", "the code and the description");
+		template_data_set(d, "code_changed", "yes");
+		template_data_set(d, "description_changed", "yes");
 		template_data_set(d, "interdiff",
 		    "--- a/mm/frob.c\n+++ b/mm/frob.c\n"
 		    "@@ -10,7 +10,7 @@ static int frob(struct page *page)\n"
 		    " \tif (!page)\n-\t\treturn 0;\n+\t\treturn -EINVAL;\n"
 		    " \treturn frob_one(page);");
+	} else if (strcmp(variant, "updated-unchanged") == 0) {
+		/* A v3 that only says v3: same code, message and trailers. */
+		template_data_set(d, "version", "3");
+		template_data_set(d, "old_version", "2");
+		template_data_set(d, "unchanged", "yes");
+	} else if (strcmp(variant, "updated-folded") == 0) {
+		template_data_set(d, "folded", "mm-frobnicator-fix.patch");
+	} else if (strcmp(variant, "staged-nostaging") == 0) {
+		/* A project without a staging tree: the mail goes at once. */
+		template_data_set(d, "staging", "");
 	} else if (strcmp(variant, "graduated") == 0) {
 		template_data_set(d, "queue", "stable");
 	} else if (strcmp(variant, "graduated-policy") == 0) {
@@ -232,7 +246,9 @@ static void
 test_golden(void **state)
 {
 	static const char *const cases[][2] = { { "staged", "staged" },
-		{ "updated", "updated" }, { "graduated", "graduated" },
+		{ "staged", "staged-nostaging" }, { "updated", "updated" },
+		{ "updated", "updated-unchanged" },
+		{ "updated", "updated-folded" }, { "graduated", "graduated" },
 		{ "merged", "merged" }, { "merged", "merged-changed" },
 		{ "merged", "merged-forwarded" }, { "dropped", "dropped" },
 		{ "dropped", "dropped-folded" },

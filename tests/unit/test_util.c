@@ -1,5 +1,5 @@
 /* Unit tests of util/: buffers, views, arena, UTF-8, JSON, time, the
- * huge-page heap. */
+ * huge-page heap, libgit2's words. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -23,6 +23,7 @@
 #include "util/base64.h"
 #include "util/buf.h"
 #include "util/fdio.h"
+#include "util/gitmsg.h"
 #include "util/json.h"
 #include "util/log.h"
 #include "util/qp.h"
@@ -563,6 +564,68 @@ test_thread_helper(void **state)
 	assert_int_equal(sigismember(&cur, SIGTERM), 0);
 }
 
+/* libgit2's "is locked" for a permission error, said plainly; any other
+ * message as it is. */
+static void
+test_gitmsg_plain(void **state)
+{
+	char out[256], want[256], small[16];
+	const char *m;
+
+	(void)state;
+	m = gitmsg_plain(out, sizeof(out),
+	    "failed open - '/a/refs/heads/master' is locked: "
+	    "Permission denied");
+	snprintf(want, sizeof(want),
+	    "'/a/refs/heads/master' is not readable by uid %ld: "
+	    "Permission denied",
+	    (long)geteuid());
+	assert_string_equal(m, want);
+	m = gitmsg_plain(out, sizeof(out),
+	    "failed unlink - '/a/x.lock' is locked: Operation not permitted");
+	snprintf(want, sizeof(want),
+	    "cannot unlink '/a/x.lock' (uid %ld): Operation not permitted",
+	    (long)geteuid());
+	assert_string_equal(m, want);
+	m = "failed to lock file '/a/HEAD.lock' for writing";
+	assert_ptr_equal(gitmsg_plain(out, sizeof(out), m), m);
+	m = "failed open - '/a' is locked";
+	assert_ptr_equal(gitmsg_plain(out, sizeof(out), m), m);
+	assert_string_equal(
+	    gitmsg_plain(out, sizeof(out), NULL), "unknown error");
+	/* Too long for out: libgit2's words rather than a cut. */
+	m = "failed open - '/a/refs/heads/master' is locked: Permission denied";
+	assert_ptr_equal(gitmsg_plain(small, sizeof(small), m), m);
+}
+
+/* A user configuration that stat() cannot look at (a link to itself:
+ * ELOOP, as root meets it) is reported; a missing one, or one under a
+ * file, is not. */
+static void
+test_gitmsg_config(void **state)
+{
+	char dir[] = "/tmp/test_util.XXXXXX", sub[64], dirs[160];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/f", dir);
+	assert_int_equal(close(open(sub, O_CREAT | O_WRONLY, 0644)), 0);
+	snprintf(dirs, sizeof(dirs), "%s:%s:/nonexistent", dir, sub);
+	assert_false(gitmsg_config_unreadable(dirs, ".gitconfig"));
+	assert_false(gitmsg_config_unreadable("", ".gitconfig"));
+	snprintf(sub, sizeof(sub), "%s/.gitconfig", dir);
+	assert_int_equal(symlink(".gitconfig", sub), 0);
+	log_set_level(LOG_ERR);
+	assert_true(gitmsg_config_unreadable(dirs, ".gitconfig"));
+	snprintf(dirs, sizeof(dirs), "/nonexistent:%s", dir);
+	assert_true(gitmsg_config_unreadable(dirs, ".gitconfig"));
+	log_set_level(LOG_WARN);
+	unlink(sub);
+	snprintf(sub, sizeof(sub), "%s/f", dir);
+	unlink(sub);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -582,6 +645,8 @@ main(void)
 		cmocka_unit_test(test_fd_std_open),
 		cmocka_unit_test(test_huge_heap),
 		cmocka_unit_test(test_thread_helper),
+		cmocka_unit_test(test_gitmsg_plain),
+		cmocka_unit_test(test_gitmsg_config),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
