@@ -69,6 +69,12 @@ buf_reserve(struct buf *b, size_t n)
 	return ERR_OK;
 }
 
+bool
+buf_fits(const struct buf *b, size_t n)
+{
+	return b->max == 0 || (b->n <= b->max && n <= b->max - b->n);
+}
+
 enum err
 buf_add(struct buf *b, const void *p, size_t n)
 {

@@ -45,6 +45,13 @@ enum err buf_addf(struct buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Make room for n more bytes; returns ERR_LIMIT over the cap. */
 enum err buf_reserve(struct buf *b, size_t n);
+/*
+ * Whether n more bytes keep b within its cap (always, without one);
+ * buf_fits(b, 0) is false once b is past it.  For the owner of a capped
+ * buffer, which checks before it adds, or after it adds what it cannot
+ * measure first (an escape, a conversion), and returns ERR_LIMIT itself.
+ */
+bool buf_fits(const struct buf *b, size_t n);
 /* The contents as a C string ("" when empty). */
 const char *buf_cstr(const struct buf *b);
 struct str buf_str(const struct buf *b);

@@ -36,11 +36,13 @@ read_all(const char *path, struct buf *b)
 	}
 	buf_init(b, LIMIT_CONFIG_SIZE);
 	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if ((e = buf_add(b, chunk, r)) != ERR_OK) {
+		if (!buf_fits(b, r)) {
 			fprintf(stderr, "patchyard: %s: larger than %u bytes\n",
 			    path, LIMIT_CONFIG_SIZE);
+			e = ERR_LIMIT;
 			break;
 		}
+		buf_add(b, chunk, r);
 	}
 	if (e == ERR_OK && ferror(f)) {
 		fprintf(stderr, "patchyard: %s: %s\n", path, strerror(errno));

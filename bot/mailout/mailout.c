@@ -671,6 +671,10 @@ put_body(struct buf *b, const struct mailout_msg *m)
 		e = buf_adds(b,
 		    "MIME-Version: 1.0\r\n"
 		    "Content-Type: text/plain; charset=utf-8\r\n");
+	/* Neither encoding shrinks the body: one over the cap is refused
+	 * before it is copied. */
+	if (e == ERR_OK && !buf_fits(b, crlf.n))
+		e = ERR_LIMIT;
 	if (e == ERR_OK && longest > HARD_LINE_MAX) {
 		e = buf_adds(b,
 		    "Content-Transfer-Encoding: "
@@ -771,6 +775,8 @@ mailout_compose(const struct mailout_msg *m, struct buf *msg, struct buf *rcpts)
 	msg->max = max && max < MAILOUT_MAX_SIZE ? max : MAILOUT_MAX_SIZE;
 	if ((e = put_headers(msg, m, to, nto, cc, ncc)) == ERR_OK)
 		e = put_body(msg, m);
+	if (e == ERR_OK && !buf_fits(msg, 0))
+		e = ERR_LIMIT;
 	msg->max = max;
 	if (e)
 		log_err("mailout: %s: cannot compose: %s", m->message_id,

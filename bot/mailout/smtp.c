@@ -384,7 +384,9 @@ on_reply_bytes(struct xfer *x, const char *p, size_t n)
 	size_t used = 0;
 	int code;
 
-	if (buf_add(&x->in, p, n) != ERR_OK)
+	if (buf_fits(&x->in, n))
+		buf_add(&x->in, p, n);
+	else
 		buf_reset(&x->in); /* a reply line over the cap is junk */
 	rest = buf_str(&x->in);
 	while (rest.n && str_find(rest, '\n') >= 0) {

@@ -587,6 +587,22 @@ truth(const struct entry *e, const struct node *nd)
 	return e->is_list ? e->count > 0 : e->n > 0;
 }
 
+/* Add p to out, within its cap; an escape is measured once it is
+ * written (by at most six times p's size). */
+static enum err
+put(struct buf *out, const char *p, size_t n, bool html)
+{
+	if (html) {
+		enum err e = esc_html_attr(out, p, n);
+
+		return e == ERR_OK && !buf_fits(out, 0) ? ERR_LIMIT : e;
+	}
+	if (!buf_fits(out, n))
+		return ERR_LIMIT;
+	buf_add(out, p, n);
+	return ERR_OK;
+}
+
 static enum err
 render_range(const struct template *t, size_t from, size_t to,
     const struct scope *s, struct buf *out)
@@ -603,11 +619,9 @@ render_range(const struct template *t, size_t from, size_t to,
 		if (nd->kind == NODE_TEXT || nd->kind == NODE_VAR) {
 			e = nd->kind == NODE_VAR ? lookup(s, nd) : NULL;
 			if (nd->kind == NODE_TEXT)
-				err = buf_add(out, nd->p, nd->n);
-			else if (e && !e->is_list && t->html)
-				err = esc_html_attr(out, e->value, e->n);
+				err = put(out, nd->p, nd->n, false);
 			else if (e && !e->is_list)
-				err = buf_add(out, e->value, e->n);
+				err = put(out, e->value, e->n, t->html);
 			i++;
 			continue;
 		}
@@ -779,15 +793,18 @@ read_file(const char *path, struct buf *out)
 		return ERR_IO;
 	}
 	buf_init(out, TEMPLATE_MAX_SIZE);
-	while (e == ERR_OK && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		e = buf_add(out, chunk, r);
+	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (!buf_fits(out, r)) {
+			log_err("template: %s: larger than %u bytes", path,
+			    TEMPLATE_MAX_SIZE);
+			e = ERR_CONFIG;
+			break;
+		}
+		buf_add(out, chunk, r);
+	}
 	if (e == ERR_OK && ferror(f)) {
 		log_err("template: %s: read error", path);
 		e = ERR_IO;
-	} else if (e) {
-		log_err("template: %s: larger than %u bytes", path,
-		    TEMPLATE_MAX_SIZE);
-		e = ERR_CONFIG;
 	}
 	fclose(f);
 	if (e)

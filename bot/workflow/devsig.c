@@ -103,7 +103,8 @@ key_path(struct arena *a, const char *keyring, const struct patatt_sig *s)
 	    buf_addc(&b, '/') == ERR_OK &&
 	    put_part(&b, s->identity, (size_t)(at - s->identity), PART_MAX) &&
 	    buf_addc(&b, '/') == ERR_OK &&
-	    put_part(&b, s->selector, strlen(s->selector), PART_MAX))
+	    put_part(&b, s->selector, strlen(s->selector), PART_MAX) &&
+	    buf_fits(&b, 0))
 		path = arena_strdup(a, buf_cstr(&b));
 	buf_free(&b);
 	return path;

@@ -38,7 +38,12 @@ test_buf_cap(void **state)
 
 	(void)state;
 	buf_init(&b, 8);
+	assert_true(buf_fits(&b, 8));
+	assert_false(buf_fits(&b, 9));
+	assert_false(buf_fits(&b, (size_t)-1));
 	assert_int_equal(buf_adds(&b, "12345678"), ERR_OK);
+	assert_true(buf_fits(&b, 0));
+	assert_false(buf_fits(&b, 1));
 	assert_int_equal(buf_addc(&b, '9'), ERR_LIMIT);
 	assert_string_equal(buf_cstr(&b), "12345678");
 	assert_int_equal(buf_addf(&b, "%d", 1), ERR_LIMIT);
