@@ -74,6 +74,7 @@ struct mi {
 	bool scissors; /* honour scissors lines (git mailinfo --scissors) */
 	bool header_stage;
 	struct buf accum; /* in-body header lines being gathered */
+	bool over; /* accum went over its cap: ERR_LIMIT */
 	struct str s_hdr[HDR_COUNT]; /* in-body values; p NULL when none */
 	struct buf log; /* the commit message so far */
 };
@@ -226,6 +227,17 @@ is_format_patch_separator(const char *p, size_t n)
 	return memcmp(p + 45, tail, sizeof(tail) - 1) == 0;
 }
 
+/* Gather l into the in-body header, within LIMIT_FIELD_SIZE. */
+static bool
+accum_add(struct mi *mi, struct mline l)
+{
+	if (buf_fits(&mi->accum, l.n))
+		buf_add(&mi->accum, l.p, l.n);
+	else
+		mi->over = true;
+	return true;
+}
+
 /* git's check_inbody_header(): true when the line was taken as one. */
 static bool
 check_inbody_header(struct mi *mi, struct mline l)
@@ -237,8 +249,7 @@ check_inbody_header(struct mi *mi, struct mline l)
 		}
 		if (mi->accum.n && mi->accum.p[mi->accum.n - 1] == '\n')
 			mi->accum.n--;
-		buf_add(&mi->accum, l.p, l.n);
-		return true;
+		return accum_add(mi, l);
 	}
 	flush_accum(mi);
 	if (ml_starts(l, ">From") && l.n > 5 && git_space(l.p[5]))
@@ -247,10 +258,8 @@ check_inbody_header(struct mi *mi, struct mline l)
 		mi->s_hdr[HDR_SUBJECT] = arena_str(mi->a, str_make(l.p, l.n));
 		return true;
 	}
-	if (is_inbody_header(mi, l)) {
-		buf_add(&mi->accum, l.p, l.n);
-		return true;
-	}
+	if (is_inbody_header(mi, l))
+		return accum_add(mi, l);
 	return false;
 }
 
@@ -415,7 +424,7 @@ raw_patch(struct str text, struct str raw, size_t off)
 /*
  * Run the body through the message state machine; *patch_off is where the
  * patch starts, or text.n when there is none.  ERR_LIMIT on a line over
- * LIMIT_LINE_LEN.
+ * LIMIT_LINE_LEN or an in-body header over LIMIT_FIELD_SIZE.
  */
 static enum err
 split_body(struct mi *mi, struct str text, size_t *patch_off)
@@ -434,6 +443,8 @@ split_body(struct mi *mi, struct str text, size_t *patch_off)
 			*patch_off = (size_t)(p - text.p);
 			return ERR_OK;
 		}
+		if (mi->over)
+			return ERR_LIMIT;
 		p += l.n;
 	}
 	flush_accum(mi);
