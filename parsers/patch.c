@@ -761,19 +761,18 @@ inbody_value(struct arena *a, struct str v)
 }
 
 /* "a/" or "b/" and a path, quoted as git quotes it, or /dev/null. */
-static enum err
+static void
 put_name(struct buf *b, const char *prefix, const char *path)
 {
 	struct buf full = BUF_INIT;
-	enum err e;
 
-	if (path == NULL)
-		return buf_adds(b, "/dev/null");
-	e = buf_addf(&full, "%s%s", prefix, path);
-	if (e == ERR_OK)
-		e = diffname_quote(b, buf_cstr(&full));
+	if (path == NULL) {
+		buf_adds(b, "/dev/null");
+		return;
+	}
+	buf_addf(&full, "%s%s", prefix, path);
+	diffname_quote(b, buf_cstr(&full));
 	buf_free(&full);
-	return e;
 }
 
 /*
@@ -788,47 +787,35 @@ git_form_patchid(struct patch *p)
 {
 	struct buf b = BUF_INIT;
 	size_t i, k;
-	enum err e = ERR_OK;
 
-	for (i = 0; i < p->parsed->nfiles && e == ERR_OK; i++) {
+	for (i = 0; i < p->parsed->nfiles; i++) {
 		const struct diff_file *f = &p->parsed->files[i];
 		const char *oldp = f->old_path, *newp = f->new_path;
 
 		if (f->git || f->binary)
 			goto out; /* git form already, or nothing to say */
-		e = buf_adds(&b, "diff --git ");
-		if (e == ERR_OK)
-			e = put_name(&b, "a/", oldp ? oldp : newp);
-		if (e == ERR_OK)
-			e = buf_addc(&b, ' ');
-		if (e == ERR_OK)
-			e = put_name(&b, "b/", newp ? newp : oldp);
-		if (e == ERR_OK && f->op == DIFF_ADD)
-			e = buf_addf(&b, "\nnew file mode %o",
+		buf_adds(&b, "diff --git ");
+		put_name(&b, "a/", oldp ? oldp : newp);
+		buf_addc(&b, ' ');
+		put_name(&b, "b/", newp ? newp : oldp);
+		if (f->op == DIFF_ADD)
+			buf_addf(&b, "\nnew file mode %o",
 			    f->new_mode ? f->new_mode : 0100644);
-		if (e == ERR_OK && f->op == DIFF_DELETE)
-			e = buf_addf(&b, "\ndeleted file mode %o",
+		if (f->op == DIFF_DELETE)
+			buf_addf(&b, "\ndeleted file mode %o",
 			    f->old_mode ? f->old_mode : 0100644);
-		if (e == ERR_OK)
-			e = buf_adds(&b, "\n--- ");
-		if (e == ERR_OK)
-			e = put_name(&b, "a/", oldp);
-		if (e == ERR_OK)
-			e = buf_adds(&b, "\n+++ ");
-		if (e == ERR_OK)
-			e = put_name(&b, "b/", newp);
-		if (e == ERR_OK)
-			e = buf_addc(&b, '\n');
-		for (k = 0; k < f->nhunks && e == ERR_OK; k++) {
-			e = buf_addstr(&b, f->hunks[k].header);
-			if (e == ERR_OK)
-				e = buf_addc(&b, '\n');
-			if (e == ERR_OK)
-				e = buf_addstr(&b, f->hunks[k].lines);
+		buf_adds(&b, "\n--- ");
+		put_name(&b, "a/", oldp);
+		buf_adds(&b, "\n+++ ");
+		put_name(&b, "b/", newp);
+		buf_addc(&b, '\n');
+		for (k = 0; k < f->nhunks; k++) {
+			buf_addstr(&b, f->hunks[k].header);
+			buf_addc(&b, '\n');
+			buf_addstr(&b, f->hunks[k].lines);
 		}
 	}
-	if (e == ERR_OK)
-		patchid_stable(b.p, b.n, p->patch_id);
+	patchid_stable(b.p, b.n, p->patch_id);
 out:
 	buf_free(&b);
 }

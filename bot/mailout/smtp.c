@@ -347,8 +347,10 @@ on_reply(struct xfer *x, int code, const char *p, size_t n)
 			list = &x->r->rejected;
 		else if (code >= 400)
 			list = &x->r->deferred;
-		if (list && x->rcpt[0] && buf_adds(list, x->rcpt) == ERR_OK)
+		if (list && x->rcpt[0]) {
+			buf_adds(list, x->rcpt);
 			buf_addc(list, '\n');
+		}
 		break;
 	case PHASE_DATA:
 		if (code == 354)

@@ -208,8 +208,7 @@ test_reply_subject(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		buf_reset(&b);
-		assert_int_equal(
-		    mailout_reply_subject(&b, cases[i][0]), ERR_OK);
+		mailout_reply_subject(&b, cases[i][0]);
 		assert_string_equal(buf_cstr(&b), cases[i][1]);
 	}
 	buf_free(&b);

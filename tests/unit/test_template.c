@@ -204,9 +204,8 @@ check_golden(const char *event, const char *variant)
 	assert_int_equal(template_mail_load(NULL, event, &m), ERR_OK);
 	add_event_values(d, variant);
 	assert_int_equal(template_mail_render(m, d, &subject, &body), ERR_OK);
-	assert_int_equal(buf_addf(&all, "Subject: %s\n\n%s", buf_cstr(&subject),
-	                     buf_cstr(&body)),
-	    ERR_OK);
+	buf_addf(
+	    &all, "Subject: %s\n\n%s", buf_cstr(&subject), buf_cstr(&body));
 	snprintf(path, sizeof(path), FIXTURES "%s.expected", variant);
 	if (getenv("PATCHYARD_UPDATE_GOLDEN")) {
 		FILE *f = fopen(path, "wb");
