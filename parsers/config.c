@@ -356,9 +356,10 @@ perr(struct parser *ps, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	r = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (r < 0 || buf_reserve(&b, (size_t)r + 1) != ERR_OK) {
+	if (r < 0) {
 		e->e.msg = "(unprintable error)";
 	} else {
+		buf_reserve(&b, (size_t)r + 1);
 		va_start(ap, fmt);
 		vsnprintf(b.p, (size_t)r + 1, fmt, ap);
 		va_end(ap);
@@ -614,8 +615,7 @@ lex_value(struct parser *ps, struct buf *v)
 			lex_recover(&ps->l, c);
 			return false;
 		}
-		if (buf_addc(v, (char)c) != ERR_OK)
-			return false;
+		buf_addc(v, (char)c);
 	}
 }
 

@@ -58,12 +58,14 @@ read_all(const char *path, struct buf *b, bool logged)
 	}
 	buf_init(b, LIMIT_CONFIG_SIZE);
 	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if ((e = buf_add(b, chunk, r)) != ERR_OK) {
+		if (!buf_fits(b, r)) {
 			say(logged, "%s%s: larger than %u bytes",
 			    logged ? "" : "patchyard: ", path,
 			    LIMIT_CONFIG_SIZE);
+			e = ERR_LIMIT;
 			break;
 		}
+		buf_add(b, chunk, r);
 	}
 	if (e == ERR_OK && ferror(f)) {
 		say(logged, "%s%s: %s", logged ? "" : "patchyard: ", path,

@@ -114,12 +114,9 @@ archive_link(struct arena *a, const char *tmpl, const char *msgid)
 
 	if (tmpl == NULL || (s = strstr(tmpl, "%s")) == NULL)
 		return NULL;
-	if (buf_add(&b, tmpl, (size_t)(s - tmpl)) != ERR_OK ||
-	    msgid_urlencode(&b, str_from(msgid)) != ERR_OK ||
-	    buf_adds(&b, s + 2) != ERR_OK) {
-		buf_free(&b);
-		return NULL;
-	}
+	buf_add(&b, tmpl, (size_t)(s - tmpl));
+	msgid_urlencode(&b, str_from(msgid));
+	buf_adds(&b, s + 2);
 	out = arena_strdup(a, buf_cstr(&b));
 	buf_free(&b);
 	return out;

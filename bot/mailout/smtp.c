@@ -370,8 +370,10 @@ on_reply(struct xfer *x, int code, const char *p, size_t n)
 			list = &x->r->rejected;
 		else if (code >= 400)
 			list = &x->r->deferred;
-		if (list && x->rcpt[0] && buf_adds(list, x->rcpt) == ERR_OK)
+		if (list && x->rcpt[0]) {
+			buf_adds(list, x->rcpt);
 			buf_addc(list, '\n');
+		}
 		break;
 	case PHASE_DATA:
 		if (code == 354)
@@ -407,7 +409,9 @@ on_reply_bytes(struct xfer *x, const char *p, size_t n)
 	size_t used = 0;
 	int code;
 
-	if (buf_add(&x->in, p, n) != ERR_OK)
+	if (buf_fits(&x->in, n))
+		buf_add(&x->in, p, n);
+	else
 		buf_reset(&x->in); /* a reply line over the cap is junk */
 	rest = buf_str(&x->in);
 	while (rest.n && str_find(rest, '\n') >= 0) {

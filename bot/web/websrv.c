@@ -448,9 +448,10 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	if (!r->started)
 		return on_headers(s, c, url, version, r);
 	if (*upload_size) {
-		if (!r->too_big &&
-		    buf_add(&r->body, upload, *upload_size) != ERR_OK)
+		if (!buf_fits(&r->body, *upload_size))
 			r->too_big = true;
+		else if (!r->too_big)
+			buf_add(&r->body, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}

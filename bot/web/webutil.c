@@ -34,9 +34,10 @@ web_archive(struct arena *a, const struct config *conf, const char *project,
 	if (pr == NULL || pr->archive == NULL || msgid == NULL ||
 	    (pct = strstr(pr->archive, "%s")) == NULL)
 		return NULL;
-	if (buf_add(&b, pr->archive, (size_t)(pct - pr->archive)) == ERR_OK &&
-	    msgid_urlencode(&b, str_from(msgid)) == ERR_OK &&
-	    buf_adds(&b, pct + 2) == ERR_OK && web_http_url(buf_cstr(&b)))
+	buf_add(&b, pr->archive, (size_t)(pct - pr->archive));
+	msgid_urlencode(&b, str_from(msgid));
+	buf_adds(&b, pct + 2);
+	if (web_http_url(buf_cstr(&b)))
 		out = arena_strdup(a, buf_cstr(&b));
 	buf_free(&b);
 	return out;
