@@ -19,6 +19,7 @@
 #include "bot/workflow/show.h"
 #include "parsers/addr.h"
 #include "parsers/mail.h"
+#include "parsers/msgid.h"
 #include "storage/store_msg.h"
 #include "util/ascii.h"
 #include "util/log.h"
@@ -275,10 +276,93 @@ put_fields(struct buf *out, const struct patch *p, const char *subject)
 	return e;
 }
 
+/* Where a header line is folded, as git format-patch folds. */
+#define AM_FOLD 78
+
+/* An address field as the mail had it (To, Cc; unfolded), folded again
+ * between its addresses. */
+static enum err
+put_addrs(struct buf *out, const char *name, struct str v)
+{
+	size_t col = strlen(name) + 2, i = 0, start;
+	enum err e;
+
+	if (v.n == 0)
+		return ERR_OK;
+	e = buf_addf(out, "%s: ", name);
+	while (e == ERR_OK && i < v.n) {
+		bool quoted = false;
+		int angle = 0;
+		struct str piece;
+
+		for (start = i; i < v.n; i++) {
+			if (v.p[i] == '"' && (i == start || v.p[i - 1] != '\\'))
+				quoted = !quoted;
+			else if (!quoted && v.p[i] == '<')
+				angle++;
+			else if (!quoted && v.p[i] == '>' && angle)
+				angle--;
+			else if (!quoted && !angle && v.p[i] == ',')
+				break;
+		}
+		piece = str_trim(str_make(v.p + start, i - start));
+		i++; /* the comma */
+		if (piece.n == 0)
+			continue;
+		if (col > strlen(name) + 2) {
+			bool fold = col + 2 + piece.n > AM_FOLD;
+
+			e = buf_adds(out, fold ? ",\n " : ", ");
+			col = fold ? 1 : col + 2;
+		}
+		if (e == ERR_OK)
+			e = buf_addstr(out, piece);
+		col += piece.n;
+	}
+	return e == ERR_OK ? buf_addc(out, '\n') : e;
+}
+
+/*
+ * The fields that thread the mail, as it had them: To, Cc, In-Reply-To
+ * and References, so that b4 (am -m) and mail clients find the series
+ * in the mbox as they found it on the list.
+ */
+static enum err
+put_thread(struct buf *out, const struct mail *m)
+{
+	struct arena *a = arena_new();
+	struct str irt = msgid_first(a, hdr_value(a, &m->hdr, "In-Reply-To"));
+	size_t i, col;
+	enum err e = put_addrs(out, "To", m->to);
+
+	if (e == ERR_OK)
+		e = put_addrs(out, "Cc", m->cc);
+	if (e == ERR_OK && (irt.p || m->nrefs))
+		e = irt.p
+		    ? buf_addf(out, "In-Reply-To: <%.*s>\n", (int)irt.n, irt.p)
+		    : buf_addf(
+		          out, "In-Reply-To: <%s>\n", m->refs[m->nrefs - 1]);
+	if (e == ERR_OK && m->nrefs)
+		e = buf_adds(out, "References:");
+	for (i = 0, col = 11; e == ERR_OK && i < m->nrefs; i++) {
+		size_t n = strlen(m->refs[i]) + 3;
+
+		e = buf_adds(out, col > 11 && col + n > AM_FOLD ? "\n " : " ");
+		col = col > 11 && col + n > AM_FOLD ? 1 + n : col + n;
+		if (e == ERR_OK)
+			e = buf_addf(out, "<%s>", m->refs[i]);
+	}
+	if (e == ERR_OK && m->nrefs)
+		e = buf_addc(out, '\n');
+	arena_free(a);
+	return e;
+}
+
 static enum err
 put_header(struct buf *out, const struct view_series *s,
-    const struct view_patch *vp, const struct patch *p)
+    const struct view_patch *vp, const struct mail *m)
 {
+	const struct patch *p = m->patch;
 	struct buf subj = BUF_INIT;
 	enum err e;
 
@@ -304,22 +388,26 @@ put_header(struct buf *out, const struct view_series *s,
 	if (e == ERR_OK)
 		e = buf_addstr(out, p->date);
 	if (e == ERR_OK)
-		e = buf_addf(out,
-		    "\nMessage-ID: <%s>\nMIME-Version: 1.0\n"
+		e = buf_addf(out, "\nMessage-ID: <%s>\n", vp->message_id);
+	if (e == ERR_OK)
+		e = put_thread(out, m);
+	if (e == ERR_OK)
+		e = buf_adds(out,
+		    "MIME-Version: 1.0\n"
 		    "Content-Type: text/plain; charset=UTF-8\n"
-		    "Content-Transfer-Encoding: 8bit\n\n",
-		    vp->message_id);
+		    "Content-Transfer-Encoding: 8bit\n\n");
 	buf_free(&subj);
 	return e;
 }
 
 static enum err
 put_patch(struct buf *out, struct store *st, const struct view_series *s,
-    const struct view_patch *vp, const struct patch *p, enum am_trailers which)
+    const struct view_patch *vp, const struct mail *m, enum am_trailers which)
 {
+	const struct patch *p = m->patch;
 	struct str msg = message_text(p->message), diff = diff_text(p->diff);
 	struct buf tr = BUF_INIT;
-	enum err e = put_header(out, s, vp, p);
+	enum err e = put_header(out, s, vp, m);
 
 	if (e == ERR_OK && msg.n)
 		e = put_body(out, msg);
@@ -373,7 +461,7 @@ am_series(struct store *st, const struct config *conf,
 			}
 		}
 		if (e == ERR_OK)
-			e = put_patch(out, st, s, vp, m.patch, which);
+			e = put_patch(out, st, s, vp, &m, which);
 		arena_free(a);
 	}
 	return e;
