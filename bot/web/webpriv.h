@@ -43,6 +43,12 @@ extern const size_t web_nbuiltins;
  * page directory of a static site when dir). */
 const char *web_link(
     struct arena *a, const struct web_req *rq, const char *path, bool dir);
+/* An absolute URL for path when bot.url is set (serve), else the local
+ * link: what Location headers and the API's links use. */
+const char *web_abs(
+    struct web *w, struct arena *a, const struct web_req *rq, const char *path);
+/* The first value of query argument name, or NULL. */
+const char *web_arg(const struct web_req *rq, const char *name);
 /* The archive URL of a Message-ID in project's archive, or NULL. */
 const char *web_archive(struct arena *a, const struct config *conf,
     const char *project, const char *msgid);
