@@ -19,6 +19,11 @@
  *   /api/patches/ID/checks     its checks (GET; POST as /api/checks)
  *   /api/events?since=ID       events after an id
  *   /api/checks                POST: a CI's test result (token)
+ *   /api/1.2/...               patchwork's REST API 1.2 (webpw.h)
+ *   /m/MESSAGE-ID/raw, /m/MESSAGE-ID/t.mbox.gz
+ *                              public-inbox's: the mail, its thread
+ *   /project/P/patch/MESSAGE-ID/[mbox/|raw/], /series/ID/mbox/
+ *                              patchwork's pages and downloads
  *   /style.css
  */
 #ifndef BOT_WEB_WEB_H
