@@ -7,6 +7,7 @@
 
 #include "bot/mailout/template.h"
 #include "bot/web/web.h"
+#include "parsers/command.h"
 #include "storage/store_outbox.h"
 #include "storage/store_pw.h"
 #include "storage/store_web.h"
@@ -25,7 +26,8 @@ enum web_page {
 };
 
 struct web_token {
-	const char *ci; /* [ci "NAME"] */
+	const char *ci; /* [ci "NAME"], or NULL for a maintainer */
+	const char *maintainer; /* [maintainer "NAME"], or NULL for a CI */
 	const char *email;
 	char *token; /* the token file's content, trimmed */
 };
@@ -139,13 +141,34 @@ struct web_check_in {
 bool webbody_check(struct arena *a, const char *body, size_t n, int64_t patch,
     struct web_check_in *in, const char **why);
 
-/* ---- webcheck.c: POST /api/checks ---- */
+/* A body as a form sends it (application/x-www-form-urlencoded): the
+ * fields decoded into a, in order; false with *why when it is not one
+ * or holds more than max fields. */
+bool webbody_form(struct arena *a, const char *body, size_t n, size_t max,
+    struct web_arg **out, size_t *nout, const char **why);
+/* A check from a form's fields, checked as webbody_check does. */
+bool webbody_check_form(struct arena *a, const struct web_arg *f, size_t n,
+    int64_t patch, struct web_check_in *in, const char **why);
+/* A JSON object's members as strings (numbers and booleans written as
+ * JSON writes them, null as NULL): what PATCH bodies carry.  false with
+ * *why when the body is not a flat object. */
+bool webbody_fields(struct arena *a, const char *body, size_t n, size_t max,
+    struct web_arg **out, size_t *nout, const char **why);
 
-/* Read the CI tokens of conf; false after logging a file that cannot be
- * read. */
+/* ---- webcheck.c: POST /api/checks, the API's writes ---- */
+
+/* Read the CI and maintainer tokens of conf; false after logging a file
+ * that cannot be read. */
 bool webcheck_tokens(struct web *w);
+/* The token the Authorization header carries, or NULL. */
+const struct web_token *webcheck_who(const struct web *w, const char *auth);
+/* A check from a JSON or form body (patchwork's POST .../checks/);
+ * pw: answer as patchwork's API (its check object and errors). */
 void webcheck_post(struct web *w, const struct web_req *rq, struct web_resp *rs,
-    int64_t patch);
+    int64_t patch, bool pw);
+/* PATCH /api/1.2/patches/ID/: a maintainer changes its state. */
+void webcheck_patch(struct web *w, const struct web_req *rq,
+    struct web_resp *rs, int64_t patch);
 
 /* ---- webpw*.c: patchwork's REST API 1.2 (DESIGN.md §9) ---- */
 
@@ -185,6 +208,14 @@ const char *webpw_state(
     const char *state, const char *queue, const char *reason);
 /* Whether s is one of the states patchwork knows. */
 bool webpw_known_state(const char *s);
+/*
+ * The mail command that gives a patch of ours (state, queue, reason)
+ * patchwork's
+ * state want (DESIGN.md §9): 1 with it in *c; 0 when the patch is in
+ * that state already; -1 with *why when no command does.
+ */
+int webpw_command(const char *state, const char *queue, const char *reason,
+    const char *want, struct command *c, const char **why);
 /* A patch's diff from its first "diff" (or "Index:", or "---" and
  * "+++") line on, as patchwork keeps it: without the diffstat. */
 struct str webpw_diff(struct str d);

@@ -56,6 +56,62 @@ webpw_known_state(const char *s)
 	return false;
 }
 
+int
+webpw_command(const char *state, const char *queue, const char *reason,
+    const char *want, struct command *c, const char **why)
+{
+	bool staged = strcmp(state, "staged") == 0;
+
+	memset(c, 0, sizeof(*c));
+	*why = NULL;
+	if (!webpw_known_state(want)) {
+		*why = "not one of patchwork's states";
+		return -1;
+	}
+	if (strcmp(webpw_state(state, queue, reason), want) == 0)
+		return 0;
+	if (strcmp(want, "under-review") == 0) {
+		if (staged) {
+			*why = "accepted (in the stable queue) is past "
+			       "under-review: drop the patch and stage it "
+			       "again";
+			return -1;
+		}
+		c->verb = CMD_STAGE;
+		c->line = "#yard stage";
+	} else if (strcmp(want, "accepted") == 0) {
+		if (!staged) {
+			*why = "accepted is #yard graduate, of a patch in the "
+			       "unstable queue: stage it first "
+			       "(under-review)";
+			return -1;
+		}
+		c->verb = CMD_GRADUATE;
+		c->line = "#yard graduate";
+	} else if (strcmp(want, "rejected") == 0 ||
+	    strcmp(want, "changes-requested") == 0) {
+		bool rejected = strcmp(want, "rejected") == 0;
+
+		c->verb = staged ? CMD_DROP : CMD_STATE;
+		c->arg =
+		    staged ? (rejected ? "nacked" : "to-be-updated") : want;
+		c->line = staged ? (rejected ? "#yard drop nacked"
+		                             : "#yard drop to-be-updated")
+		                 : (rejected ? "#yard state rejected"
+		                             : "#yard state changes-requested");
+	} else if (strcmp(want, "new") == 0) {
+		c->verb = CMD_STATE;
+		c->arg = "new";
+		c->line = "#yard state new";
+	} else {
+		*why = "patchyard has no command that makes a patch that: it "
+		       "takes new, under-review, accepted, changes-requested "
+		       "and rejected";
+		return -1;
+	}
+	return 1;
+}
+
 struct str
 webpw_diff(struct str d)
 {

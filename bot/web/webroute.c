@@ -196,6 +196,40 @@ get(struct web *w, struct store *st, const struct web_req *rq,
 	}
 }
 
+/* The writes of patchwork's API: POST patches/ID/checks/ and PATCH
+ * (or PUT) patches/ID/; rest follows "/api/1.2/". */
+static void
+pw_write(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    const char *rest)
+{
+	bool post = strcmp(rq->method, "POST") == 0;
+	bool patch =
+	    strcmp(rq->method, "PATCH") == 0 || strcmp(rq->method, "PUT") == 0;
+	const char *r;
+	int64_t id;
+
+	if (under(rest, "patches/", &r) &&
+	    (id_then(r, "/checks", &id) || id_then(r, "/checks/", &id))) {
+		if (post) {
+			webcheck_post(w, rq, rs, id, true);
+		} else {
+			rs->allow = "GET, HEAD, POST";
+			webpw_error(rs, 405, "Method not allowed.");
+		}
+	} else if (under(rest, "patches/", &r) &&
+	    (id_then(r, "", &id) || id_then(r, "/", &id))) {
+		if (patch) {
+			webcheck_patch(w, rq, rs, id);
+		} else {
+			rs->allow = "GET, HEAD, PATCH, PUT";
+			webpw_error(rs, 405, "Method not allowed.");
+		}
+	} else {
+		rs->allow = "GET, HEAD";
+		webpw_error(rs, 405, "Method not allowed.");
+	}
+}
+
 void
 web_handle(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs)
@@ -210,14 +244,16 @@ web_handle(struct web *w, struct store *st, const struct web_req *rq,
 	} else if (strcmp(rq->method, "GET") == 0 ||
 	    strcmp(rq->method, "HEAD") == 0) {
 		get(w, st, rq, rs);
+	} else if (under(rq->path, "/api/1.2/", &r)) {
+		pw_write(w, rq, rs, r);
 	} else if (strcmp(rq->method, "POST") != 0) {
 		rs->allow = "GET, HEAD, POST";
 		webapi_error(rs, 405, "method not allowed");
 	} else if (strcmp(rq->path, "/api/checks") == 0) {
-		webcheck_post(w, rq, rs, 0);
+		webcheck_post(w, rq, rs, 0, false);
 	} else if (under(rq->path, "/api/patches/", &r) &&
 	    id_then(r, "/checks", &id)) {
-		webcheck_post(w, rq, rs, id);
+		webcheck_post(w, rq, rs, id, false);
 	} else {
 		rs->allow = "GET, HEAD";
 		webapi_error(rs, 405, "only checks are POSTed");

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the field's protocols in bot/web/ (DESIGN.md §9):
- * patchwork's REST API 1.2 (the state mapping, the shapes and filters of
- * its lists) and
+ * patchwork's REST API 1.2 (the state mapping both ways, the shapes and
+ * filters of its lists, checks and a maintainer's PATCH) and
  * public-inbox's message URLs (raw, t.mbox.gz), through the router
  * without sockets, on webtest.h's database.  The real git-pw and b4 run
  * against the server in tests/integration/protocols.py.
@@ -193,6 +193,64 @@ test_state_map(void **state)
 	}
 	assert_false(webpw_known_state("staged"));
 	arena_free(a);
+}
+
+/* patchwork's state asked for, as the mail command that makes it. */
+static void
+test_command_map(void **state)
+{
+	static const struct {
+		const char *state, *queue, *reason, *want;
+		int todo;
+		enum command_verb verb;
+		const char *arg;
+	} t[] = {
+		{ "new", NULL, NULL, "under-review", 1, CMD_STAGE, NULL },
+		{ "rejected", NULL, NULL, "under-review", 1, CMD_STAGE, NULL },
+		{ "staged", "unstable", NULL, "accepted", 1, CMD_GRADUATE,
+		    NULL },
+		{ "staged", "unstable", NULL, "rejected", 1, CMD_DROP,
+		    "nacked" },
+		{ "staged", "stable", NULL, "changes-requested", 1, CMD_DROP,
+		    "to-be-updated" },
+		{ "new", NULL, NULL, "rejected", 1, CMD_STATE, "rejected" },
+		{ "new", NULL, NULL, "changes-requested", 1, CMD_STATE,
+		    "changes-requested" },
+		{ "changes-requested", NULL, NULL, "new", 1, CMD_STATE, "new" },
+		{ "staged", "unstable", NULL, "new", 1, CMD_STATE, "new" },
+		{ "new", NULL, NULL, "new", 0, CMD_BAD, NULL },
+		{ "staged", "unstable", NULL, "under-review", 0, CMD_BAD,
+		    NULL },
+		{ "dropped", NULL, "to-be-updated", "changes-requested", 0,
+		    CMD_BAD, NULL },
+		{ "new", NULL, NULL, "accepted", -1, CMD_BAD, NULL },
+		{ "staged", "stable", NULL, "under-review", -1, CMD_BAD, NULL },
+		{ "new", NULL, NULL, "deferred", -1, CMD_BAD, NULL },
+		{ "new", NULL, NULL, "not-applicable", -1, CMD_BAD, NULL },
+		{ "new", NULL, NULL, "superseded", -1, CMD_BAD, NULL },
+		{ "new", NULL, NULL, "staged", -1, CMD_BAD, NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct command c;
+		const char *why = NULL;
+		int r = webpw_command(
+		    t[i].state, t[i].queue, t[i].reason, t[i].want, &c, &why);
+
+		assert_int_equal(r, t[i].todo);
+		if (r < 0)
+			assert_non_null(why);
+		if (r <= 0)
+			continue;
+		assert_int_equal(c.verb, t[i].verb);
+		if (t[i].arg)
+			assert_string_equal(c.arg, t[i].arg);
+		else
+			assert_null(c.arg);
+		assert_non_null(c.line);
+	}
 }
 
 static const char *const patch_fields[] = { "id", "url", "web_url", "project",
@@ -632,11 +690,216 @@ test_downloads(void **state)
 	web_resp_free(&rs);
 }
 
+static void
+test_form(void **state)
+{
+	struct arena *a = arena_new();
+	struct web_arg *f;
+	struct web_check_in in;
+	const char *why = NULL;
+	size_t n;
+
+	(void)state;
+	assert_true(webbody_form(a,
+	    "state=warning&context=ci%2Fspell&"
+	    "description=two+typos&flag",
+	    strlen("state=warning&context=ci%2Fspell&description=two+typos&"
+	           "flag"),
+	    8, &f, &n, &why));
+	assert_int_equal(n, 4);
+	assert_string_equal(f[1].value, "ci/spell");
+	assert_string_equal(f[2].value, "two typos");
+	assert_string_equal(f[3].name, "flag");
+	assert_string_equal(f[3].value, "");
+	assert_true(webbody_check_form(a, f, 3, 7, &in, &why));
+	assert_string_equal(in.state, "warning");
+	assert_int_equal(in.patch, 7);
+	assert_false(webbody_form(a, "a=%zz", 5, 8, &f, &n, &why));
+	assert_false(webbody_form(a, "a=%00", 5, 8, &f, &n, &why));
+	assert_false(webbody_form(a, "a=%4", 4, 8, &f, &n, &why));
+	assert_false(webbody_form(a, "a&b&c", 5, 2, &f, &n, &why));
+	assert_true(
+	    webbody_form(a, "state=fail&state=success", 24, 8, &f, &n, &why));
+	assert_false(webbody_check_form(a, f, n, 7, &in, &why));
+	assert_true(webbody_fields(a,
+	    "{\"state\": \"new\", \"archived\": false, "
+	    "\"delegate\": null}",
+	    strlen("{\"state\": \"new\", \"archived\": false, \"delegate\": "
+	           "null}"),
+	    8, &f, &n, &why));
+	assert_int_equal(n, 3);
+	assert_string_equal(f[1].value, "false");
+	assert_null(f[2].value);
+	assert_false(webbody_fields(a, "[1]", 3, 8, &f, &n, &why));
+	assert_false(webbody_fields(a, "{\"a\": [1]}", 10, 8, &f, &n, &why));
+	arena_free(a);
+}
+
+/* A CI posts a check as patchwork's API takes it, and reads it back. */
+static void
+test_checks(void **state)
+{
+	static const char *const fields[] = { "id", "url", "user", "date",
+		"state", "target_url", "context", "description", NULL };
+	const char *url = "/api/1.2/patches/7/checks/";
+	struct web_resp rs;
+	json_error_t e;
+	json_t *j, *c;
+
+	(void)state;
+	req(&rs, "POST", url, "Token sekrit-token", "application/json",
+	    "{\"state\": \"success\", \"context\": \"ci-boot\", "
+	    "\"target_url\": \"https://ci.example.org/1\", \"description\": "
+	    "\"ok\"}");
+	assert_int_equal(rs.status, 201);
+	j = json_loadb(rs.body.p, rs.body.n, 0, &e);
+	has_fields(j, fields);
+	assert_string_equal(str_of(j, "context"), "ci-boot");
+	assert_string_equal(
+	    str_of(json_object_get(j, "user"), "username"), "lab");
+	json_decref(j);
+	web_resp_free(&rs);
+	req(&rs, "POST", url, "Token sekrit-token",
+	    "application/x-www-form-urlencoded",
+	    "state=warning&context=ci-spell&description=two+typos");
+	assert_int_equal(rs.status, 201);
+	web_resp_free(&rs);
+	req(&rs, "POST", url, "Token wrong", "application/json",
+	    "{\"state\": \"fail\", \"context\": \"forged\"}");
+	assert_int_equal(rs.status, 403);
+	web_resp_free(&rs);
+	/* A maintainer's token reports no test results. */
+	req(&rs, "POST", url, "Token mia-token", "application/json",
+	    "{\"state\": \"fail\", \"context\": \"forged\"}");
+	assert_int_equal(rs.status, 403);
+	web_resp_free(&rs);
+	req(&rs, "POST", url, "Token sekrit-token", "application/json",
+	    "{\"state\": \"passed\", \"context\": \"x\"}");
+	assert_int_equal(rs.status, 400);
+	j = json_loadb(rs.body.p, rs.body.n, 0, &e);
+	assert_true(json_is_array(json_object_get(j, "state")));
+	json_decref(j);
+	web_resp_free(&rs);
+	j = get_json(url, 200, NULL);
+	assert_int_equal(json_array_size(j), 2);
+	c = json_array_get(j, 0);
+	has_fields(c, fields);
+	assert_string_equal(str_of(c, "state"), "success");
+	assert_string_equal(
+	    str_of(c, "target_url"), "https://ci.example.org/1");
+	assert_string_equal(
+	    str_of(json_array_get(j, 1), "description"), "two typos");
+	json_decref(j);
+	j = get_json("/api/1.2/patches/7/", 200, NULL);
+	assert_string_equal(str_of(j, "check"), "warning");
+	json_decref(j);
+	assert_string_equal(
+	    list_ids("/api/1.2/patches/7/checks/?state=warning"), "2");
+	assert_string_equal(
+	    list_ids("/api/1.2/patches/7/checks/?state=fail"), "");
+	j = get_json("/api/1.2/patches/7/checks/?context=ci-spell", 200, NULL);
+	assert_int_equal(json_array_size(j), 1);
+	json_decref(j);
+	j = get_json("/api/1.2/events/?category=check-created", 200, NULL);
+	assert_int_equal(json_array_size(j), 2);
+	assert_non_null(json_object_get(
+	    json_object_get(json_array_get(j, 0), "payload"), "check"));
+	json_decref(j);
+}
+
+/* PATCH patches/ID/: the state as the maintainer's mail would set it. */
+static void
+test_update(void **state)
+{
+	struct web_resp rs;
+	json_error_t e;
+	json_t *j;
+
+	(void)state;
+	req(&rs, "PATCH", "/api/1.2/patches/7/", "Token sekrit-token",
+	    "application/x-www-form-urlencoded", "state=under-review");
+	assert_int_equal(rs.status, 403);
+	web_resp_free(&rs);
+	req(&rs, "PATCH", "/api/1.2/patches/7/", NULL,
+	    "application/x-www-form-urlencoded", "state=under-review");
+	assert_int_equal(rs.status, 403);
+	web_resp_free(&rs);
+	req(&rs, "PATCH", "/api/1.2/patches/7/", "Token mia-token",
+	    "application/x-www-form-urlencoded", "state=deferred");
+	assert_int_equal(rs.status, 400);
+	j = json_loadb(rs.body.p, rs.body.n, 0, &e);
+	assert_true(json_is_array(json_object_get(j, "state")));
+	json_decref(j);
+	web_resp_free(&rs);
+	req(&rs, "PATCH", "/api/1.2/patches/7/", "Token mia-token",
+	    "application/json", "{\"state\": \"accepted\"}");
+	assert_int_equal(rs.status, 400);
+	web_resp_free(&rs);
+	req(&rs, "PATCH", "/api/1.2/patches/7/", "Token mia-token",
+	    "application/json", "{\"commit_ref\": \"abc\"}");
+	assert_int_equal(rs.status, 400);
+	web_resp_free(&rs);
+	/* git pw patch update --state under-review: #yard stage. */
+	req(&rs, "PATCH", "/api/1.2/patches/7/", "Token mia-token",
+	    "application/x-www-form-urlencoded", "state=under-review");
+	assert_int_equal(rs.status, 200);
+	j = json_loadb(rs.body.p, rs.body.n, 0, &e);
+	assert_string_equal(str_of(j, "state"), "under-review");
+	has_fields(j, detail_fields);
+	json_decref(j);
+	web_resp_free(&rs);
+	req(&rs, "PATCH", "/api/1.2/patches/7/", "Token mia-token",
+	    "application/json",
+	    "{\"state\": \"accepted\", \"archived\": false}");
+	assert_int_equal(rs.status, 200);
+	web_resp_free(&rs);
+	j = get_json("/api/1.2/patches/7/", 200, NULL);
+	assert_string_equal(str_of(j, "state"), "accepted");
+	json_decref(j);
+	/* rejected on a staged patch: #yard drop nacked. */
+	req(&rs, "PUT", "/api/1.2/patches/7/", "Token mia-token",
+	    "application/json", "{\"state\": \"rejected\"}");
+	assert_int_equal(rs.status, 200);
+	web_resp_free(&rs);
+	assert_string_equal(
+	    list_ids("/api/1.2/patches/?state=rejected&project=frob"), "7");
+	/* A dropped patch is not staged again this way. */
+	req(&rs, "PATCH", "/api/1.2/patches/7/", "Token mia-token",
+	    "application/json", "{\"state\": \"under-review\"}");
+	assert_int_equal(rs.status, 400);
+	web_resp_free(&rs);
+	/* changes-requested on a new patch: #yard state changes-requested. */
+	req(&rs, "PATCH", "/api/1.2/patches/8/", "Token mia-token", NULL,
+	    "{\"state\": \"changes-requested\"}");
+	assert_int_equal(rs.status, 200);
+	web_resp_free(&rs);
+	j = get_json(
+	    "/api/1.2/events/?category=patch-state-changed&patch=7", 200, NULL);
+	assert_int_equal(json_array_size(j), 3);
+	assert_string_equal(
+	    str_of(json_object_get(json_array_get(j, 0), "payload"),
+	        "current_state"),
+	    "rejected");
+	assert_string_equal(
+	    str_of(json_object_get(json_array_get(j, 0), "payload"),
+	        "previous_state"),
+	    "accepted");
+	json_decref(j);
+	req(&rs, "DELETE", "/api/1.2/patches/8/", "Token mia-token", NULL,
+	    NULL);
+	assert_int_equal(rs.status, 405);
+	web_resp_free(&rs);
+	req(&rs, "PATCH", "/api/1.2/series/2/", "Token mia-token", NULL, "{}");
+	assert_int_equal(rs.status, 405);
+	web_resp_free(&rs);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_state_map),
+		cmocka_unit_test(test_command_map),
 		cmocka_unit_test(test_index),
 		cmocka_unit_test(test_patch_shape),
 		cmocka_unit_test(test_patch_filters),
@@ -645,6 +908,10 @@ main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_inbox),
 		cmocka_unit_test(test_downloads),
+		cmocka_unit_test(test_form),
+		/* These two write: last. */
+		cmocka_unit_test(test_checks),
+		cmocka_unit_test(test_update),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
