@@ -164,6 +164,7 @@ static const struct key maintainer_keys[] = {
 	{ "email", KT_STR, M(email), true, KC_EMAIL, NULL, NORANGE },
 	{ "project", KT_STR, M(project), false, KC_PROJECT, NULL, NORANGE },
 	{ "path", KT_LIST, M(paths), false, KC_ANY, NULL, NORANGE },
+	{ "token-file", KT_STR, M(token_file), false, KC_ANY, NULL, NORANGE },
 };
 static const struct key tree_keys[] = {
 	{ "url", KT_STR, T(url), true, KC_ANY, NULL, NORANGE },

@@ -129,6 +129,9 @@ rebase_all(struct arena *a, const char *path, struct config *c)
 	}
 	for (i = 0; i < c->ntrees; i++)
 		c->trees[i].url = rebase_repo(a, dir, c->trees[i].url);
+	for (i = 0; i < c->nmaintainers; i++)
+		c->maintainers[i].token_file =
+		    rebase(a, dir, c->maintainers[i].token_file);
 	for (i = 0; i < c->ncis; i++)
 		c->cis[i].token_file = rebase(a, dir, c->cis[i].token_file);
 	for (i = 0; i < c->nsources; i++) {

@@ -210,6 +210,30 @@ query_arg(void *cls, const char *name)
 	return MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Every query argument of a request, in order. */
+struct args {
+	struct web_arg v[WEB_MAX_ARGS];
+	size_t n;
+	bool over;
+};
+
+static enum MHD_Result
+collect_arg(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct args *a = cls;
+
+	(void)kind;
+	if (a->n == WEB_MAX_ARGS) {
+		a->over = true;
+		return MHD_NO;
+	}
+	a->v[a->n].name = key;
+	a->v[a->n].value = value ? value : "";
+	a->n++;
+	return MHD_YES;
+}
+
 /* last: the connection is closed after the response, whatever the
  * client asked (what follows a refused request is not read as one). */
 static enum MHD_Result
@@ -279,10 +303,15 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	struct web_req rq;
 	struct web_resp rs;
 	struct store *st;
+	struct args args;
 	enum MHD_Result ok;
 
 	if (r->too_big)
 		return send_error(s, c, url, 413, "The body is too large.");
+	memset(&args, 0, sizeof(args));
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+	if (args.over)
+		return send_error(s, c, url, 400, "Too many query arguments.");
 	if ((st = store_take(s)) == NULL)
 		return send_error(
 		    s, c, url, 503, "The database cannot be read now.");
@@ -291,8 +320,13 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	rq.path = url;
 	rq.arg = query_arg;
 	rq.cls = c;
+	rq.args = args.v;
+	rq.nargs = args.n;
 	rq.authorization =
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	rq.content_type =
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	rq.host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	rq.body = r->body.p;
 	rq.body_len = r->body.n;
 	rq.root = "/";

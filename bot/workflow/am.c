@@ -19,6 +19,7 @@
 #include "bot/workflow/show.h"
 #include "parsers/addr.h"
 #include "parsers/mail.h"
+#include "parsers/msgid.h"
 #include "storage/store_msg.h"
 #include "util/ascii.h"
 #include "util/log.h"
@@ -264,10 +265,87 @@ put_fields(struct buf *out, const struct patch *p, const char *subject)
 	buf_free(&f);
 }
 
+/* Where a header line is folded, as git format-patch folds. */
+#define AM_FOLD 78
+
+/* An address field as the mail had it (To, Cc; unfolded), folded again
+ * between its addresses. */
+static void
+put_addrs(struct buf *out, const char *name, struct str v)
+{
+	size_t col = strlen(name) + 2, i = 0, start;
+
+	if (v.n == 0)
+		return;
+	buf_addf(out, "%s: ", name);
+	while (i < v.n) {
+		bool quoted = false;
+		int angle = 0;
+		struct str piece;
+
+		for (start = i; i < v.n; i++) {
+			if (v.p[i] == '"' && (i == start || v.p[i - 1] != '\\'))
+				quoted = !quoted;
+			else if (!quoted && v.p[i] == '<')
+				angle++;
+			else if (!quoted && v.p[i] == '>' && angle)
+				angle--;
+			else if (!quoted && !angle && v.p[i] == ',')
+				break;
+		}
+		piece = str_trim(str_make(v.p + start, i - start));
+		i++; /* the comma */
+		if (piece.n == 0)
+			continue;
+		if (col > strlen(name) + 2) {
+			bool fold = col + 2 + piece.n > AM_FOLD;
+
+			buf_adds(out, fold ? ",\n " : ", ");
+			col = fold ? 1 : col + 2;
+		}
+		buf_addstr(out, piece);
+		col += piece.n;
+	}
+	buf_addc(out, '\n');
+}
+
+/*
+ * The fields that thread the mail, as it had them: To, Cc, In-Reply-To
+ * and References, so that b4 (am -m) and mail clients find the series
+ * in the mbox as they found it on the list.
+ */
+static void
+put_thread(struct buf *out, const struct mail *m)
+{
+	struct arena *a = arena_new();
+	struct str irt = msgid_first(a, hdr_value(a, &m->hdr, "In-Reply-To"));
+	size_t i, col;
+
+	put_addrs(out, "To", m->to);
+	put_addrs(out, "Cc", m->cc);
+	if (irt.p)
+		buf_addf(out, "In-Reply-To: <%.*s>\n", (int)irt.n, irt.p);
+	else if (m->nrefs)
+		buf_addf(out, "In-Reply-To: <%s>\n", m->refs[m->nrefs - 1]);
+	if (m->nrefs)
+		buf_adds(out, "References:");
+	for (i = 0, col = 11; i < m->nrefs; i++) {
+		size_t n = strlen(m->refs[i]) + 3;
+
+		buf_adds(out, col > 11 && col + n > AM_FOLD ? "\n " : " ");
+		col = col > 11 && col + n > AM_FOLD ? 1 + n : col + n;
+		buf_addf(out, "<%s>", m->refs[i]);
+	}
+	if (m->nrefs)
+		buf_addc(out, '\n');
+	arena_free(a);
+}
+
 static void
 put_header(struct buf *out, const struct view_series *s,
-    const struct view_patch *vp, const struct patch *p)
+    const struct view_patch *vp, const struct mail *m)
 {
+	const struct patch *p = m->patch;
 	struct buf subj = BUF_INIT;
 
 	if (s->expected > 1 && s->version > 1)
@@ -286,22 +364,24 @@ put_header(struct buf *out, const struct view_series *s,
 	put_fields(out, p, buf_cstr(&subj));
 	buf_adds(out, "Date: ");
 	buf_addstr(out, p->date);
-	buf_addf(out,
-	    "\nMessage-ID: <%s>\nMIME-Version: 1.0\n"
+	buf_addf(out, "\nMessage-ID: <%s>\n", vp->message_id);
+	put_thread(out, m);
+	buf_adds(out,
+	    "MIME-Version: 1.0\n"
 	    "Content-Type: text/plain; charset=UTF-8\n"
-	    "Content-Transfer-Encoding: 8bit\n\n",
-	    vp->message_id);
+	    "Content-Transfer-Encoding: 8bit\n\n");
 	buf_free(&subj);
 }
 
 static void
 put_patch(struct buf *out, struct store *st, const struct view_series *s,
-    const struct view_patch *vp, const struct patch *p, enum am_trailers which)
+    const struct view_patch *vp, const struct mail *m, enum am_trailers which)
 {
+	const struct patch *p = m->patch;
 	struct str msg = message_text(p->message), diff = diff_text(p->diff);
 	struct buf tr = BUF_INIT;
 
-	put_header(out, s, vp, p);
+	put_header(out, s, vp, m);
 	if (msg.n)
 		put_body(out, msg);
 	put_trailers(&tr, st, s, vp, which);
@@ -349,7 +429,7 @@ am_series(struct store *st, const struct config *conf,
 			}
 		}
 		if (e == ERR_OK)
-			put_patch(out, st, s, vp, m.patch, which);
+			put_patch(out, st, s, vp, &m, which);
 		arena_free(a);
 	}
 	return e;

@@ -1034,7 +1034,23 @@ workflow_local(struct workflow *w, const struct command *c,
 	return e;
 }
 
-/* ---- from a CI over HTTP ---- */
+/* ---- over HTTP ---- */
+
+enum err
+workflow_as(struct workflow *w, const struct command *c, int64_t series,
+    int64_t patch, const char *email, const char *label, struct buf *msg)
+{
+	struct who who = { email, label, 0 };
+	struct target t;
+	enum err e;
+
+	arena_reset(w->a);
+	w->now = time_now();
+	e = load_target(w, series, patch, c->verb == CMD_STAGE && c->arg, &t);
+	if (e == ERR_OK)
+		e = run(w, c, &t, &who, msg);
+	return e;
+}
 
 enum err
 workflow_check(struct workflow *w, const char *email, const char *label,
