@@ -16,6 +16,7 @@
 #include "storage/store_series.h"
 #include "storage/store_stage.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -82,7 +83,7 @@ load_positions(struct tplan *pl, bool *current)
 			e = load_position(pl, &b[part][i], &pl->pos[++pl->n]);
 		}
 	if (e == ERR_OK && pl->n > 0) {
-		char tree[41];
+		char tree[OID_HEX_SIZE];
 
 		/* The base: what the first built commit stands on. */
 		e = gitcheckout_info(

@@ -27,6 +27,7 @@
 #include "storage/store_series.h"
 #include "storage/store_stage.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -536,7 +537,7 @@ pull_text(
 {
 	struct gitlog_commit *c = NULL;
 	struct buf diff = BUF_INIT, stat = BUF_INIT;
-	char mb[41];
+	char mb[OID_HEX_SIZE];
 	size_t n = 0;
 	enum err e = gitlog_merge_base(fw->r, fw->base, tip, mb);
 
@@ -574,7 +575,7 @@ forward_pull(struct forwarder *fw, struct fpatch *f, size_t n, size_t *sent)
 {
 	struct fmail m;
 	struct buf greeting = BUF_INIT;
-	char tip[41], there[41], subject[300];
+	char tip[OID_HEX_SIZE], there[OID_HEX_SIZE], subject[300];
 	size_t i;
 	enum err e;
 

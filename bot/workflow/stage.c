@@ -35,6 +35,7 @@
 #include "storage/store_series.h"
 #include "storage/store_stage.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -48,12 +49,12 @@ struct stager {
 	struct arena *a;
 	int64_t now;
 	char upref[320];
-	char base[41];
+	char base[OID_HEX_SIZE];
 	struct buf *report; /* what a forward did, for the command line */
 	/* A forward's dry run: build, forward without sending, keep
 	 * nothing (no ref moves, no push; the caller rolls back). */
 	bool dry_run;
-	char tip_s[41]; /* the stable branch this build made */
+	char tip_s[OID_HEX_SIZE]; /* the stable branch this build made */
 };
 
 /* One queued patch, composed for the build and the quilt export. */
@@ -64,7 +65,7 @@ struct qpatch {
 	struct buf diff; /* its diff, folded fix-ups appended */
 	struct buf text; /* the quilt file */
 	const char *date;
-	char key[41];
+	char key[OID_HEX_SIZE];
 	const char **fixups; /* folded fix-ups' diffs, in order */
 	size_t *fixup_len;
 	size_t nfixups;
@@ -79,7 +80,7 @@ struct tbuild {
 	bool conflict;
 	bool missing; /* its commit is not in the repository */
 	bool fetched; /* by load_trees(), just now */
-	char tip[41]; /* the unstable base just after its merge */
+	char tip[OID_HEX_SIZE]; /* the unstable base just after its merge */
 	struct buf files; /* conflicting paths, one a line */
 	const char *against; /* the slug of the patch it broke */
 	const char *details;
@@ -334,7 +335,8 @@ entry_of(const struct qpatch *q, struct gitstage_entry *e)
 /* Build one branch: entries q[0..n) on base, reusing the last build. */
 static enum err
 build_branch(struct stager *s, const char *branch, const char *base,
-    struct qpatch *q, size_t n, struct gitstage_result *res, char tip[41])
+    struct qpatch *q, size_t n, struct gitstage_result *res,
+    char tip[OID_HEX_SIZE])
 {
 	struct gitstage_entry *ents = xcalloc(n ? n : 1, sizeof(*ents));
 	struct gitstage_prev *prev = NULL;
@@ -432,7 +434,7 @@ export_quilt(struct stager *s, struct qpatch *q, size_t n, size_t nstable,
     const struct tbuild *tb, size_t ntb)
 {
 	struct gitquilt_patch *qp = xcalloc(n + ntb + 1, sizeof(*qp));
-	char tip[41];
+	char tip[OID_HEX_SIZE];
 	bool changed;
 	size_t i, k = 0;
 	enum err e;
@@ -548,7 +550,7 @@ free_trees(struct tbuild *tb, size_t n)
  */
 static enum err
 merge_trees(struct stager *s, struct tbuild *tb, size_t n, const char *tip,
-    char top[41])
+    char top[OID_HEX_SIZE])
 {
 	size_t i;
 	enum err e = ERR_OK;
@@ -556,7 +558,7 @@ merge_trees(struct stager *s, struct tbuild *tb, size_t n, const char *tip,
 	snprintf(top, 41, "%s", tip);
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		struct tbuild *t = &tb[i];
-		char out[41];
+		char out[OID_HEX_SIZE];
 
 		t->in = t->upstream = t->missing = false;
 		if (!t->skip)
@@ -787,7 +789,7 @@ rebuild_project(struct stager *s)
 	struct qpatch *q = NULL;
 	struct gitstage_result *res = NULL;
 	struct tbuild *tb = NULL;
-	char tip_s[41], tip_m[41], tip_u[41];
+	char tip_s[OID_HEX_SIZE], tip_m[OID_HEX_SIZE], tip_u[OID_HEX_SIZE];
 	bool pushed = false, again = true;
 	enum err e = base_commit(s);
 
@@ -1138,7 +1140,7 @@ static enum err
 upstream_project(struct stager *s)
 {
 	struct gitscan *scan = NULL;
-	char tip[41], key[300], *old = NULL;
+	char tip[OID_HEX_SIZE], key[300], *old = NULL;
 	size_t i;
 	int k;
 	enum err e;

@@ -19,6 +19,7 @@
 #include "util/ascii.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 
 #define NAME_MAX_LEN 64
@@ -139,7 +140,7 @@ enum err
 trees_fetch(
     struct gitrepo *r, struct arena *a, struct store_tree *t, int64_t now)
 {
-	char ref[300], tip[41], why[256];
+	char ref[300], tip[OID_HEX_SIZE], why[256];
 	enum err e;
 
 	if (t->pinned && gitrepo_has(r, t->pinned)) {
