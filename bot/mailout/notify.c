@@ -315,7 +315,7 @@ patch_values(struct notify *n, struct arena *a, struct template_data *d,
 	template_data_set(d, "author_email", p->author_email);
 	template_data_set(d, "message_id", msg->msgid);
 	template_data_setf(d, "version", "%d", s->version);
-	template_data_set(d, "queue", p->queue);
+	template_data_set(d, "queue", model_queue_name(p->queue));
 	template_data_set(
 	    d, "link", archive_link(a, pr ? pr->archive : NULL, msg->msgid));
 	/* Stage, update and graduate mails of a project with a staging tree

@@ -190,9 +190,9 @@ drop(struct tplan *pl, struct tpos *p, int64_t *ev)
 {
 	enum err e;
 
-	p->row.state = "dropped";
-	p->row.reason = "failures";
-	p->row.queue = NULL;
+	p->row.state = STATE_DROPPED;
+	p->row.reason = REASON_FAILURES;
+	p->row.queue = QUEUE_NONE;
 	p->row.queue_pos = 0;
 	p->row.conflict = false;
 	if ((e = store_patch_update(pl->t->st, &p->row)) != ERR_OK)
@@ -211,7 +211,7 @@ enum err
 verdict_blame(struct tplan *pl, size_t k, size_t t, bool *dropped)
 {
 	struct tpos *c = &pl->pos[k];
-	const char *queue = c->row.queue, *summary;
+	const char *queue = model_queue_name(c->row.queue), *summary;
 	bool done = false, dropping;
 	int64_t ev = 0;
 	int bisect = 0;
@@ -247,7 +247,9 @@ verdict_blame(struct tplan *pl, size_t k, size_t t, bool *dropped)
 			{ "commit", c->commit }, { "summary", summary },
 			{ "log", log_tail(pl, c->last.id) }, { "queue", queue },
 			{ "base", pl->pos[0].commit },
-			{ "reason", dropping ? "failures" : NULL },
+			{ "reason",
+			    dropping ? model_reason_name(REASON_FAILURES)
+			             : NULL },
 			{ NULL, NULL } };
 
 		e = notify_patch(

@@ -97,8 +97,8 @@ load(struct forwarder *fw, struct fpatch **out, size_t *n)
 		struct store_forward last;
 
 		e = store_patch_get(fw->st, fw->a, b[i].patch_id, &f->row);
-		if (e != ERR_OK || strcmp(f->row.state, "staged") != 0 ||
-		    f->row.queue == NULL || strcmp(f->row.queue, "stable") != 0)
+		if (e != ERR_OK || f->row.state != STATE_STAGED ||
+		    f->row.queue != QUEUE_STABLE)
 			continue;
 		if (b[i].commit == NULL) {
 			report(fw,

@@ -598,12 +598,11 @@ succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
 		return e;
 	p->predecessor_id = pred_id;
 	p->slug = o.slug;
-	if (strcmp(o.state, "new") == 0 ||
-	    strcmp(o.state, "changes-requested") == 0) {
+	if (o.state == STATE_NEW || o.state == STATE_CHANGES_REQUESTED) {
 		if ((e = judge_successor(in, p, &o, false, &why, &sender)))
 			return e;
 		if (why == NULL) {
-			o.state = "superseded";
+			o.state = STATE_SUPERSEDED;
 			e = event(in, "superseded", s->contribution_id,
 			    o.series_id, o.id, 0, NULL);
 			if (e == ERR_OK)
@@ -621,7 +620,7 @@ succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
 		return ERR_OK;
 	if (e != ERR_OK || qid == p->id ||
 	    (e = store_patch_get(in->st, in->a, qid, &q)) != ERR_OK ||
-	    strcmp(q.state, "staged") != 0)
+	    q.state != STATE_STAGED)
 		return e;
 	if ((e = judge_successor(in, p, &q, true, &why, &sender)) != ERR_OK)
 		return e;
@@ -926,7 +925,7 @@ patch_row(struct ingest *in, const struct mail *m, int64_t project,
 		e = buf_addf(&files, "%s%s", i ? "\n" : "", pt->files[i]);
 	p->files = arena_strdup(in->a, buf_cstr(&files));
 	buf_free(&files);
-	p->state = "new";
+	p->state = STATE_NEW;
 	if (old) {
 		/* A copy sent again is the same patch: its slug (its place,
 		 * if it may take it, follows in resend_copy()). */
@@ -1025,7 +1024,7 @@ resend_copy(struct ingest *in, struct store_patch *p,
 	const char *why, *sender;
 	enum err e;
 
-	if (strcmp(o->state, "staged") != 0 || p->patch_id == NULL ||
+	if (o->state != STATE_STAGED || p->patch_id == NULL ||
 	    o->patch_id == NULL || strcmp(p->patch_id, o->patch_id) != 0)
 		return succeed(in, p, o->id, s);
 	if ((e = judge_successor(in, p, o, true, &why, &sender)) != ERR_OK)
@@ -1037,13 +1036,13 @@ resend_copy(struct ingest *in, struct store_patch *p,
 			return e;
 		return other_sender(in, p, o, s, why, sender);
 	}
-	p->state = "staged";
+	p->state = STATE_STAGED;
 	p->queue = o->queue;
 	p->queue_pos = o->queue_pos;
 	p->queued_at = o->queued_at;
 	p->conflict = o->conflict;
-	q.state = "superseded";
-	q.queue = NULL;
+	q.state = STATE_SUPERSEDED;
+	q.queue = QUEUE_NONE;
 	q.queue_pos = 0;
 	if ((e = store_patch_update(in->st, &q)) != ERR_OK ||
 	    (e = store_patch_update(in->st, p)) != ERR_OK ||

@@ -402,12 +402,15 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 	q->row.conflict = true;
 	e = store_outbox_cancel(s->st, q->row.id);
 	if (e == ERR_OK && s->conf->stage_on_conflict == CONF_CONFLICT_DROP) {
-		struct notify_kv kv[] = { { "reason", "conflict" },
-			{ "queue", q->row.queue }, { NULL, NULL } };
+		struct notify_kv kv[] = {
+			{ "reason", model_reason_name(REASON_CONFLICT) },
+			{ "queue", model_queue_name(q->row.queue) },
+			{ NULL, NULL }
+		};
 
-		q->row.state = "dropped";
-		q->row.reason = "conflict";
-		q->row.queue = NULL;
+		q->row.state = STATE_DROPPED;
+		q->row.reason = REASON_CONFLICT;
+		q->row.queue = QUEUE_NONE;
 		q->row.queue_pos = 0;
 		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
 			e = event(s, "dropped", q, r->reason, &ev);
@@ -445,13 +448,13 @@ export_quilt(struct stager *s, struct qpatch *q, size_t n, size_t nstable,
 		for (t = 0; i == nstable && t < ntb; t++) {
 			if (!tb[t].in)
 				continue;
-			qp[k].queue = "unstable";
+			qp[k].queue = model_queue_name(QUEUE_UNSTABLE);
 			qp[k++].comment = arena_strdup(s->a, tb[t].line);
 		}
 		if (i == n)
 			break;
 		qp[k].slug = q[i].row.slug;
-		qp[k].queue = q[i].row.queue;
+		qp[k].queue = model_queue_name(q[i].row.queue);
 		qp[k].text = buf_cstr(&q[i].text);
 		qp[k++].len = q[i].text.n;
 	}
@@ -801,7 +804,7 @@ rebuild_project(struct stager *s)
 	}
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		e = compose(s, ids[i], &q[i]);
-		if (e == ERR_OK && strcmp(q[i].row.queue, "stable") == 0)
+		if (e == ERR_OK && q[i].row.queue == QUEUE_STABLE)
 			nstable = i + 1;
 	}
 	if (e == ERR_OK)
@@ -970,8 +973,8 @@ earlier_merged(struct stager *s, const struct qpatch *merged,
 			q.contribution = merged->contribution;
 			if ((e = store_patch_get(s->st, s->a, ids[i], &q.row)))
 				break;
-			if (strcmp(q.row.state, "merged") == 0 ||
-			    strcmp(q.row.state, "superseded") == 0)
+			if (q.row.state == STATE_MERGED ||
+			    q.row.state == STATE_SUPERSEDED)
 				continue;
 			e = event(s, "earlier-merged", &q,
 			    arena_printf(
@@ -991,7 +994,7 @@ earlier_merged(struct stager *s, const struct qpatch *merged,
  * commit matches at most one patch per contribution.
  */
 static enum err
-merge_patch(struct stager *s, int64_t patch_id, const char *how,
+merge_patch(struct stager *s, int64_t patch_id, enum model_reason how,
     const struct gitscan_commit *c, int64_t **done, size_t *ndone, size_t *cap)
 {
 	struct qpatch q;
@@ -1004,7 +1007,7 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 	memset(&q, 0, sizeof(q));
 	if ((e = store_patch_get(s->st, s->a, patch_id, &q.row)) != ERR_OK)
 		return e;
-	if (strcmp(q.row.state, "merged") == 0)
+	if (q.row.state == STATE_MERGED)
 		return ERR_OK;
 	if ((e = store_series_get(s->st, s->a, q.row.series_id, &ser)))
 		return e;
@@ -1014,9 +1017,9 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 			return ERR_OK;
 	*done = xgrow(*done, cap, *ndone + 1, sizeof(**done));
 	(*done)[(*ndone)++] = q.contribution;
-	q.row.state = "merged";
+	q.row.state = STATE_MERGED;
 	q.row.reason = how;
-	q.row.queue = NULL;
+	q.row.queue = QUEUE_NONE;
 	q.row.queue_pos = 0;
 	q.row.conflict = false;
 	if ((e = store_patch_update(s->st, &q.row)) != ERR_OK)
@@ -1026,7 +1029,7 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 		return e;
 	if ((e = event(s, "merged", &q, c->commit, &ev)) != ERR_OK)
 		return e;
-	kv[0] = (struct notify_kv){ "how", how };
+	kv[0] = (struct notify_kv){ "how", model_reason_name(how) };
 	kv[1] = (struct notify_kv){ "commit", c->commit };
 	kv[2] = (struct notify_kv){ "commit_title", c->subject };
 	kv[3] = (struct notify_kv){ "upstream", s->p->upstream };
@@ -1044,7 +1047,7 @@ struct matched {
 };
 
 static enum err
-merge_ids(struct stager *s, int64_t *ids, size_t n, const char *how,
+merge_ids(struct stager *s, int64_t *ids, size_t n, enum model_reason how,
     const struct gitscan_commit *c, bool *any, struct matched *done)
 {
 	size_t i;
@@ -1073,7 +1076,7 @@ match_commit(struct stager *s, const struct gitscan_commit *c)
 	if (c->patch_id[0] &&
 	    (e = store_stage_by_patchid(
 	         s->st, s->project_id, c->patch_id, &ids, &n)) == ERR_OK)
-		e = merge_ids(s, ids, n, "exact", c, &any, &done);
+		e = merge_ids(s, ids, n, REASON_EXACT, c, &any, &done);
 	for (i = 0; i < c->nmsgids && e == ERR_OK && !any; i++) {
 		struct store_msg m;
 
@@ -1083,12 +1086,12 @@ match_commit(struct stager *s, const struct gitscan_commit *c)
 			continue;
 		ids = xmalloc(sizeof(*ids));
 		ids[0] = m.patch_id;
-		e = merge_ids(s, ids, 1, "link", c, &any, &done);
+		e = merge_ids(s, ids, 1, REASON_LINK, c, &any, &done);
 	}
 	if (e == ERR_OK && !any && c->author_email && c->subject &&
 	    (e = store_stage_by_author(s->st, s->project_id, c->author_email,
 	         subject_norm(s->a, c->subject), &ids, &n)) == ERR_OK)
-		e = merge_ids(s, ids, n, "changed", c, &any, &done);
+		e = merge_ids(s, ids, n, REASON_CHANGED, c, &any, &done);
 	free(done.ids);
 	return e;
 }
