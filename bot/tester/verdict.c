@@ -67,8 +67,8 @@ what(struct tplan *pl, size_t t)
 }
 
 static enum err
-event(struct tester *t, const struct tpos *p, int64_t now, const char *kind,
-    const char *detail, int64_t *id)
+event(struct tester *t, const struct tpos *p, int64_t now,
+    enum model_event kind, const char *detail, int64_t *id)
 {
 	struct store_event e;
 
@@ -108,7 +108,7 @@ check(struct tplan *pl, const struct tpos *p, const struct store_test_run *r,
 		pl->t->stats->checks++;
 	log_info("tester: %s: %s %.12s: %s: %s", pl->p->name, p->row.slug,
 	    p->commit, state, summary);
-	return event(pl->t, p, pl->now, "check",
+	return event(pl->t, p, pl->now, EVENT_CHECK,
 	    fmt(pl->a, "%s %s", TESTER_CONTEXT, state), NULL);
 }
 
@@ -204,7 +204,8 @@ drop(struct tplan *pl, struct tpos *p, int64_t *ev)
 	if (pl->t->stats)
 		pl->t->stats->dropped++;
 	log_info("tester: %s: %s dropped (failures)", pl->p->name, p->row.slug);
-	return event(pl->t, p, pl->now, "dropped", "failures", ev);
+	return event(pl->t, p, pl->now, EVENT_DROPPED,
+	    model_reason_name(REASON_FAILURES), ev);
 }
 
 enum err
@@ -301,7 +302,7 @@ verdict_flaky(struct tester *t, const struct store_test_run *run)
 		t->stats->flaky++;
 	}
 	log_warn("tester: %s %.12s: %s", p.row.slug, run->commit, k.summary);
-	e = event(t, &p, k.time, "check", TESTER_CONTEXT " warning", NULL);
+	e = event(t, &p, k.time, EVENT_CHECK, TESTER_CONTEXT " warning", NULL);
 out:
 	arena_free(a);
 	return e;
@@ -342,7 +343,7 @@ verdict_not_run(struct tester *t, const struct store_test_run *run,
 		goto out;
 	if (t->stats)
 		t->stats->checks++;
-	e = event(t, &p, k.time, "check", TESTER_CONTEXT " warning", NULL);
+	e = event(t, &p, k.time, EVENT_CHECK, TESTER_CONTEXT " warning", NULL);
 out:
 	arena_free(a);
 	return e;

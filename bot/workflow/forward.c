@@ -330,7 +330,7 @@ record(struct forwarder *fw, const struct fpatch *f, const char *msgid,
 		return ERR_OK;
 	memset(&ev, 0, sizeof(ev));
 	ev.time = fw->now;
-	ev.kind = "forwarded";
+	ev.kind = EVENT_FORWARDED;
 	ev.contribution_id = f->contribution;
 	ev.series_id = f->row.series_id;
 	ev.patch_id = f->row.id;

@@ -187,8 +187,8 @@ mail_time(const struct ingest *in, const struct mail *m)
 }
 
 static enum err
-event(struct ingest *in, const char *kind, int64_t contribution, int64_t series,
-    int64_t patch, int64_t msg, const char *detail)
+event(struct ingest *in, enum model_event kind, int64_t contribution,
+    int64_t series, int64_t patch, int64_t msg, const char *detail)
 {
 	struct store_event e;
 
@@ -549,7 +549,7 @@ other_sender(struct ingest *in, const struct store_patch *p,
 
 	memset(&ev, 0, sizeof(ev));
 	ev.time = in->now;
-	ev.kind = "version-from-other-sender";
+	ev.kind = EVENT_VERSION_FROM_OTHER_SENDER;
 	ev.contribution_id = s->contribution_id;
 	ev.series_id = s->id;
 	ev.patch_id = p->id;
@@ -603,7 +603,7 @@ succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
 			return e;
 		if (why == NULL) {
 			o.state = STATE_SUPERSEDED;
-			e = event(in, "superseded", s->contribution_id,
+			e = event(in, EVENT_SUPERSEDED, s->contribution_id,
 			    o.series_id, o.id, 0, NULL);
 			if (e == ERR_OK)
 				e = store_patch_update(in->st, &o);
@@ -804,13 +804,13 @@ link_series(struct ingest *in, int64_t series_id, const struct mail *m)
 		e = supersede_older(in, &s);
 	if (e == ERR_OK)
 		e = event(
-		    in, "linked", contribution, s.id, 0, s.first_id, NULL);
+		    in, EVENT_LINKED, contribution, s.id, 0, s.first_id, NULL);
 	/* Linked by Supersedes:, change-id or threading to another
 	 * person's posting: recorded as such. */
 	if (e == ERR_OK &&
 	    !trust_same_person(in->conf, s.submitter_email, o.submitter_email))
-		e = event(in, "version-from-other-sender", contribution, s.id,
-		    0, s.first_id,
+		e = event(in, EVENT_VERSION_FROM_OTHER_SENDER, contribution,
+		    s.id, 0, s.first_id,
 		    arena_printf(in->a, "v%d from %s; v%d from %s", s.version,
 		        s.submitter_email, o.version, o.submitter_email));
 	return e;
@@ -850,7 +850,7 @@ new_series(struct ingest *in, const struct mail *m, int64_t project,
 	 * when things were posted. */
 	memset(&ev, 0, sizeof(ev));
 	ev.time = s.date;
-	ev.kind = "posted";
+	ev.kind = EVENT_POSTED;
 	ev.contribution_id = s.contribution_id;
 	ev.series_id = *id;
 	ev.message_id = msg_id;
@@ -1048,8 +1048,8 @@ resend_copy(struct ingest *in, struct store_patch *p,
 	    (e = store_patch_update(in->st, p)) != ERR_OK ||
 	    (e = store_patch_trailer_carry(in->st, o->id, p->id)) != ERR_OK)
 		return e;
-	return event(in, "superseded", s->contribution_id, o->series_id, o->id,
-	    p->message_id, "sent again");
+	return event(in, EVENT_SUPERSEDED, s->contribution_id, o->series_id,
+	    o->id, p->message_id, "sent again");
 }
 
 /*

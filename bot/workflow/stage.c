@@ -88,7 +88,7 @@ struct tbuild {
 };
 
 static enum err
-event(struct stager *s, const char *kind, const struct qpatch *q,
+event(struct stager *s, enum model_event kind, const struct qpatch *q,
     const char *detail, int64_t *id)
 {
 	struct store_event e;
@@ -391,7 +391,7 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 			q->row.conflict = false;
 			e = store_patch_update(s->st, &q->row);
 			if (e == ERR_OK)
-				e = event(s, "resolved", q, NULL, NULL);
+				e = event(s, EVENT_RESOLVED, q, NULL, NULL);
 		}
 		if (e == ERR_OK && pushed)
 			e = store_outbox_release(s->st, q->row.id, NULL);
@@ -413,7 +413,7 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 		q->row.queue = QUEUE_NONE;
 		q->row.queue_pos = 0;
 		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
-			e = event(s, "dropped", q, r->reason, &ev);
+			e = event(s, EVENT_DROPPED, q, r->reason, &ev);
 		if (e == ERR_OK)
 			e = notify_patch(
 			    s->nt, "dropped", q->row.id, ev, NULL, kv, false);
@@ -422,7 +422,7 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 			{ "details", r->reason }, { NULL, NULL } };
 
 		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
-			e = event(s, "conflict", q, r->reason, &ev);
+			e = event(s, EVENT_CONFLICT, q, r->reason, &ev);
 		if (e == ERR_OK)
 			e = notify_patch(
 			    s->nt, "conflict", q->row.id, ev, NULL, kv, false);
@@ -684,7 +684,7 @@ report_tree(
 			contribution = q[i].contribution;
 	memset(&ev, 0, sizeof(ev));
 	ev.time = s->now;
-	ev.kind = "tree-conflict";
+	ev.kind = EVENT_TREE_CONFLICT;
 	ev.contribution_id = contribution;
 	ev.message_id = t->t.message_id;
 	ev.detail = t->t.last_error;
@@ -976,7 +976,7 @@ earlier_merged(struct stager *s, const struct qpatch *merged,
 			if (q.row.state == STATE_MERGED ||
 			    q.row.state == STATE_SUPERSEDED)
 				continue;
-			e = event(s, "earlier-merged", &q,
+			e = event(s, EVENT_EARLIER_MERGED, &q,
 			    arena_printf(
 			        s->a, "%s as %s", merged->row.slug, c->commit),
 			    NULL);
@@ -1027,7 +1027,7 @@ merge_patch(struct stager *s, int64_t patch_id, enum model_reason how,
 	/* Its stage acknowledgment would come too late to matter. */
 	if ((e = store_outbox_cancel(s->st, q.row.id)) != ERR_OK)
 		return e;
-	if ((e = event(s, "merged", &q, c->commit, &ev)) != ERR_OK)
+	if ((e = event(s, EVENT_MERGED, &q, c->commit, &ev)) != ERR_OK)
 		return e;
 	kv[0] = (struct notify_kv){ "how", model_reason_name(how) };
 	kv[1] = (struct notify_kv){ "commit", c->commit };
@@ -1122,7 +1122,7 @@ fetch_trees(struct stager *s, const char *up)
 
 				memset(&ev, 0, sizeof(ev));
 				ev.time = s->now;
-				ev.kind = "merged";
+				ev.kind = EVENT_MERGED;
 				ev.message_id = t->message_id;
 				ev.detail = t->name;
 				e = store_event_add(s->st, &ev, NULL);

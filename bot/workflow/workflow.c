@@ -222,7 +222,7 @@ say_state(struct buf *why, const struct store_patch *p)
 }
 
 static enum err
-event(struct workflow *w, const char *kind, const struct target *t,
+event(struct workflow *w, enum model_event kind, const struct target *t,
     const struct store_patch *p, const struct who *who, const char *detail,
     int64_t *id)
 {
@@ -243,7 +243,7 @@ event(struct workflow *w, const char *kind, const struct target *t,
 /* Record a patch's change, its event and, for mail events, its mail. */
 static enum err
 changed(struct workflow *w, const struct target *t, struct store_patch *p,
-    const char *kind, const struct who *who, const char *detail,
+    enum model_event kind, const struct who *who, const char *detail,
     const struct notify_kv *kv)
 {
 	int64_t ev;
@@ -252,14 +252,14 @@ changed(struct workflow *w, const struct target *t, struct store_patch *p,
 
 	if (e == ERR_OK)
 		e = event(w, kind, t, p, who, detail, &ev);
-	if (e != ERR_OK || strcmp(kind, "state") == 0 ||
-	    strcmp(kind, "withdrawn") == 0)
+	if (e != ERR_OK || kind == EVENT_STATE || kind == EVENT_WITHDRAWN)
 		return e;
 	/* Stage, update and graduate are told once the tree has them. */
-	held = (strcmp(kind, "staged") == 0 || strcmp(kind, "updated") == 0 ||
-	           strcmp(kind, "graduated") == 0) &&
+	held = (kind == EVENT_STAGED || kind == EVENT_UPDATED ||
+	           kind == EVENT_GRADUATED) &&
 	    t->conf && t->conf->staging;
-	return notify_patch(w->nt, kind, p->id, ev, who->label, kv, held);
+	return notify_patch(
+	    w->nt, model_event_name(kind), p->id, ev, who->label, kv, held);
 }
 
 static enum err
@@ -337,7 +337,7 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 		return e;
 	memset(&ev, 0, sizeof(ev));
 	ev.time = w->now;
-	ev.kind = "updated";
+	ev.kind = EVENT_UPDATED;
 	ev.contribution_id = s.contribution_id;
 	ev.series_id = s.id;
 	ev.patch_id = p->id;
@@ -420,7 +420,7 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 			continue;
 		}
 		if ((e = queue_end(w, t, p, QUEUE_UNSTABLE)) == ERR_OK)
-			e = changed(w, t, p, "staged", who, NULL, NULL);
+			e = changed(w, t, p, EVENT_STAGED, who, NULL, NULL);
 		if (e == ERR_OK)
 			buf_addf(msg, "%s%s (patch-id %.12s)", n++ ? ", " : "",
 			    p->slug, p->patch_id ? p->patch_id : "none");
@@ -474,7 +474,8 @@ do_drop(struct workflow *w, const struct target *t, const struct who *who,
 
 		p->state = STATE_DROPPED;
 		p->reason = reason;
-		e = changed(w, t, p, "dropped", who, words ? words : why, kv);
+		e = changed(
+		    w, t, p, EVENT_DROPPED, who, words ? words : why, kv);
 		p->queue = QUEUE_NONE;
 		p->queue_pos = 0;
 		if (e == ERR_OK)
@@ -510,7 +511,7 @@ do_graduate(struct workflow *w, const struct target *t, const struct who *who,
 	}
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
 		if ((e = queue_end(w, t, &t->p[i], QUEUE_STABLE)) == ERR_OK)
-			e = changed(w, t, &t->p[i], "graduated", who,
+			e = changed(w, t, &t->p[i], EVENT_GRADUATED, who,
 			    policy ? "promotion policy" : NULL,
 			    policy ? kv : NULL);
 		if (e == ERR_OK)
@@ -555,7 +556,7 @@ do_state(struct workflow *w, const struct target *t, const struct who *who,
 			marked++;
 		else
 			t->p[i].state = state;
-		e = changed(w, t, &t->p[i], "state", who,
+		e = changed(w, t, &t->p[i], EVENT_STATE, who,
 		    model_state_name(state), NULL);
 		if (e == ERR_OK)
 			buf_addf(msg, "%s%s", i ? ", " : "", t->p[i].slug);
@@ -609,7 +610,7 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 	t->p[0].state = STATE_DROPPED;
 	t->p[0].reason = REASON_FOLDED;
 	t->p[0].folded_into = into.id;
-	e = changed(w, t, &t->p[0], "dropped", who, slug, kv);
+	e = changed(w, t, &t->p[0], EVENT_DROPPED, who, slug, kv);
 	t->p[0].queue = QUEUE_NONE;
 	t->p[0].queue_pos = 0;
 	if (e == ERR_OK)
@@ -618,7 +619,8 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 		struct notify_kv fold[] = { { "folded", t->p[0].slug },
 			{ NULL, NULL } };
 
-		e = changed(w, t, &into, "updated", who, t->p[0].slug, fold);
+		e = changed(
+		    w, t, &into, EVENT_UPDATED, who, t->p[0].slug, fold);
 	}
 	if (e == ERR_OK)
 		buf_addf(msg, "%s: folded into %s", t->p[0].slug, into.slug);
@@ -645,7 +647,8 @@ do_check(struct workflow *w, const struct target *t, const struct who *who,
 		k.reporter = who->label;
 		k.time = w->now;
 		if ((e = store_check_add(w->st, &k)) == ERR_OK)
-			e = event(w, "check", t, &t->p[i], who, c->arg2, NULL);
+			e = event(
+			    w, EVENT_CHECK, t, &t->p[i], who, c->arg2, NULL);
 	}
 	if (e == ERR_OK)
 		buf_addf(msg, "%s: %s recorded for %zu patch%s", c->arg,
@@ -884,7 +887,7 @@ refuse_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 	    log_quote(f, sizeof(f), m->from.email, strlen(m->from.email)), why);
 	memset(&e, 0, sizeof(e));
 	e.time = w->now;
-	e.kind = "refused";
+	e.kind = EVENT_REFUSED;
 	e.message_id = msg_id;
 	e.actor = m->from.email;
 	e.detail = why;
