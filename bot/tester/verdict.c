@@ -253,8 +253,8 @@ verdict_blame(struct tplan *pl, size_t k, size_t t, bool *dropped)
 			             : NULL },
 			{ NULL, NULL } };
 
-		e = notify_patch(
-		    pl->t->nt, "test-failed", c->row.id, ev, NULL, kv, false);
+		e = notify_patch(pl->t->nt, EVENT_TEST_FAILED, c->row.id, ev,
+		    NULL, kv, false);
 	}
 	*dropped = dropping;
 	return e;

@@ -264,8 +264,8 @@ send_mail(struct forwarder *fw, struct fmail *m)
 		cc[ncc].name = m->patch->author_name;
 		cc[ncc++].email = m->patch->author_email;
 	}
-	e = mailout_message_id(
-	    &mid, fw->now, "forwarded", fw->conf->bot_address);
+	e = mailout_message_id(&mid, fw->now, model_event_name(EVENT_FORWARDED),
+	    fw->conf->bot_address);
 	if (e == ERR_OK &&
 	    snprintf(m->msgid, sizeof(m->msgid), "%s", buf_cstr(&mid)) >=
 	        (int)sizeof(m->msgid))
@@ -284,7 +284,7 @@ send_mail(struct forwarder *fw, struct fmail *m)
 		mm.references = m->parent ? &m->parent : NULL;
 		mm.nreferences = m->parent ? 1 : 0;
 		mm.keep_subject = true;
-		mm.event = "forwarded";
+		mm.event = model_event_name(EVENT_FORWARDED);
 		mm.body = buf_cstr(&m->body);
 		mm.body_len = m->body.n;
 		e = mailout_compose(&mm, &msg, &rcpts);
@@ -296,7 +296,7 @@ send_mail(struct forwarder *fw, struct fmail *m)
 		memset(&o, 0, sizeof(o));
 		o.contribution_id = m->contribution;
 		o.patch_id = m->patch ? m->patch->id : 0;
-		o.kind = "forwarded";
+		o.kind = model_event_name(EVENT_FORWARDED);
 		o.message_id = m->msgid;
 		o.in_reply_to = m->parent;
 		o.rcpt = buf_cstr(&rcpts);

@@ -572,8 +572,8 @@ other_sender(struct ingest *in, const struct store_patch *p,
 	kv[5] = (struct notify_kv){ NULL, NULL };
 	if (in->nt == NULL)
 		in->nt = notify_new(in->st, in->conf);
-	return notify_patch(
-	    in->nt, "version-from-other-sender", o->id, ev_id, NULL, kv, false);
+	return notify_patch(in->nt, EVENT_VERSION_FROM_OTHER_SENDER, o->id,
+	    ev_id, NULL, kv, false);
 }
 
 /*

@@ -415,8 +415,8 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
 			e = event(s, EVENT_DROPPED, q, r->reason, &ev);
 		if (e == ERR_OK)
-			e = notify_patch(
-			    s->nt, "dropped", q->row.id, ev, NULL, kv, false);
+			e = notify_patch(s->nt, EVENT_DROPPED, q->row.id, ev,
+			    NULL, kv, false);
 	} else if (e == ERR_OK) {
 		struct notify_kv kv[] = { { "base", s->base },
 			{ "details", r->reason }, { NULL, NULL } };
@@ -424,8 +424,8 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
 			e = event(s, EVENT_CONFLICT, q, r->reason, &ev);
 		if (e == ERR_OK)
-			e = notify_patch(
-			    s->nt, "conflict", q->row.id, ev, NULL, kv, false);
+			e = notify_patch(s->nt, EVENT_CONFLICT, q->row.id, ev,
+			    NULL, kv, false);
 	}
 	return e;
 }
@@ -1035,7 +1035,8 @@ merge_patch(struct stager *s, int64_t patch_id, enum model_reason how,
 	kv[3] = (struct notify_kv){ "upstream", s->p->upstream };
 	kv[4] = (struct notify_kv){ "forwarded", forwarded_as(s, q.row.id) };
 	kv[5] = (struct notify_kv){ NULL, NULL };
-	if ((e = notify_patch(s->nt, "merged", q.row.id, ev, NULL, kv, false)))
+	if ((e = notify_patch(
+	         s->nt, EVENT_MERGED, q.row.id, ev, NULL, kv, false)))
 		return e;
 	return earlier_merged(s, &q, c);
 }

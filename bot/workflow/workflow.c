@@ -258,8 +258,7 @@ changed(struct workflow *w, const struct target *t, struct store_patch *p,
 	held = (kind == EVENT_STAGED || kind == EVENT_UPDATED ||
 	           kind == EVENT_GRADUATED) &&
 	    t->conf && t->conf->staging;
-	return notify_patch(
-	    w->nt, model_event_name(kind), p->id, ev, who->label, kv, held);
+	return notify_patch(w->nt, kind, p->id, ev, who->label, kv, held);
 }
 
 static enum err
@@ -361,7 +360,7 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 	kv[7] = (struct notify_kv){ NULL, NULL };
 	pr = config_project(w->conf, project);
 	return notify_patch(
-	    w->nt, "updated", p->id, ev_id, actor, kv, pr && pr->staging);
+	    w->nt, EVENT_UPDATED, p->id, ev_id, actor, kv, pr && pr->staging);
 }
 
 /* The staged patch holding p's slug (an older version: a newer one keeps
