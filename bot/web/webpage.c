@@ -12,14 +12,12 @@
 #include "bot/web/webpriv.h"
 #include "bot/workflow/show.h"
 #include "parsers/mail.h"
+#include "parsers/model.h"
 #include "storage/store_msg.h"
 #include "storage/store_read.h"
 #include "storage/store_tree.h"
 #include "util/esc.h"
 #include "util/log.h"
-
-static const char *const states[] = { "new", "staged", "merged", "dropped",
-	"superseded", "changes-requested", "rejected", "partial", NULL };
 
 /* What every page's head and foot use. */
 static void
@@ -161,10 +159,12 @@ form_data(struct web *w, struct store *st, struct arena *a,
 	const char **projects = NULL;
 	size_t n = 0, i;
 
-	for (i = 0; states[i]; i++) {
+	for (i = 0; i < MODEL_NSTATES; i++) {
+		const char *state = model_state_name(i);
+
 		o = template_data_add(form, "states");
-		template_data_set(o, "value", states[i]);
-		if (f->state && strcmp(f->state, states[i]) == 0)
+		template_data_set(o, "value", state);
+		if (f->state && strcmp(f->state, state) == 0)
 			template_data_set(o, "selected", "1");
 	}
 	if (store_web_projects(st, a, &projects, &n) == ERR_OK && n > 1) {
