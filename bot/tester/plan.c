@@ -66,10 +66,10 @@ load_positions(struct tplan *pl, bool *current)
 	enum err e;
 
 	e = store_stage_prev(
-	    pl->t->st, pl->a, pl->project_id, "stable", &b[0], &nb[0]);
+	    pl->t->st, pl->a, pl->project_id, QUEUE_STABLE, &b[0], &nb[0]);
 	if (e == ERR_OK)
 		e = store_stage_prev(pl->t->st, pl->a, pl->project_id,
-		    "unstable", &b[1], &nb[1]);
+		    QUEUE_UNSTABLE, &b[1], &nb[1]);
 	if (e == ERR_OK)
 		e = build_current(pl, b, nb, current);
 	if (e != ERR_OK || !*current)

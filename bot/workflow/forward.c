@@ -86,8 +86,8 @@ load(struct forwarder *fw, struct fpatch **out, size_t *n)
 {
 	struct store_build *b = NULL;
 	size_t nb = 0, i;
-	enum err e =
-	    store_stage_prev(fw->st, fw->a, fw->project_id, "stable", &b, &nb);
+	enum err e = store_stage_prev(
+	    fw->st, fw->a, fw->project_id, QUEUE_STABLE, &b, &nb);
 
 	*n = 0;
 	*out = arena_zalloc(fw->a, (nb ? nb : 1) * sizeof(**out));

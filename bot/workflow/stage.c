@@ -334,7 +334,7 @@ entry_of(const struct qpatch *q, struct gitstage_entry *e)
 
 /* Build one branch: entries q[0..n) on base, reusing the last build. */
 static enum err
-build_branch(struct stager *s, const char *branch, const char *base,
+build_branch(struct stager *s, enum model_queue branch, const char *base,
     struct qpatch *q, size_t n, struct gitstage_result *res,
     char tip[OID_HEX_SIZE])
 {
@@ -808,7 +808,8 @@ rebuild_project(struct stager *s)
 			nstable = i + 1;
 	}
 	if (e == ERR_OK)
-		e = build_branch(s, "stable", s->base, q, nstable, res, tip_s);
+		e = build_branch(
+		    s, QUEUE_STABLE, s->base, q, nstable, res, tip_s);
 	if (e == ERR_OK)
 		e = load_trees(s, &tb, &ntb);
 	/* unstable = stable + the trees + the unstable patches; a tree
@@ -816,7 +817,7 @@ rebuild_project(struct stager *s)
 	while (e == ERR_OK && again) {
 		e = merge_trees(s, tb, ntb, tip_s, tip_m);
 		if (e == ERR_OK)
-			e = build_branch(s, "unstable", tip_m, q + nstable,
+			e = build_branch(s, QUEUE_UNSTABLE, tip_m, q + nstable,
 			    n - nstable, res + nstable, tip_u);
 		if (e == ERR_OK)
 			e = blame_trees(s, tb, ntb, tip_s, q + nstable,
