@@ -32,11 +32,13 @@
 #define CONTEXT_MAX 64
 #define URL_MAX 2048
 
-const char *const command_drop_reasons[] = { "nacked", "to-be-updated",
-	"withdrawn", "obsolete", "failures", NULL };
+const enum model_reason command_drop_reasons[] = { REASON_NACKED,
+	REASON_TO_BE_UPDATED, REASON_WITHDRAWN, REASON_OBSOLETE,
+	REASON_FAILURES, REASON_NONE };
 
-static const char *const states[] = { "new", "changes-requested", "rejected",
-	NULL };
+/* The states "state" may set. */
+static const enum model_state states[] = { STATE_NEW, STATE_CHANGES_REQUESTED,
+	STATE_REJECTED };
 static const char *const check_states[] = { "pending", "success", "warning",
 	"fail", NULL };
 
@@ -161,6 +163,43 @@ one_of(const char *const *list, struct str word)
 	return NULL;
 }
 
+/* word as the model spells its names (parsers/model.h): lower case;
+ * NULL when it holds a NUL, which no name does. */
+static const char *
+as_name(struct arena *a, struct str word)
+{
+	return memchr(word.p, '\0', word.n) ? NULL : lower(a, word);
+}
+
+/* The names of command_drop_reasons, NULL-terminated, for join(). */
+static const char *const *
+drop_reason_names(struct arena *a)
+{
+	const char **v;
+	size_t n = 0, i;
+
+	while (command_drop_reasons[n] != REASON_NONE)
+		n++;
+	v = arena_alloc(a, (n + 1) * sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = model_reason_name(command_drop_reasons[i]);
+	v[n] = NULL;
+	return v;
+}
+
+/* The names of states, NULL-terminated, for join(). */
+static const char *const *
+state_names(struct arena *a)
+{
+	size_t n = sizeof(states) / sizeof(states[0]), i;
+	const char **v = arena_alloc(a, (n + 1) * sizeof(*v));
+
+	for (i = 0; i < n; i++)
+		v[i] = model_state_name(states[i]);
+	v[n] = NULL;
+	return v;
+}
+
 static const char *
 join(struct arena *a, const char *const *list)
 {
@@ -247,36 +286,51 @@ url_ok(struct str s)
 	return s.n > strlen("https://");
 }
 
+static bool
+drop_reason(enum model_reason r)
+{
+	size_t i;
+
+	for (i = 0; command_drop_reasons[i] != REASON_NONE; i++)
+		if (command_drop_reasons[i] == r)
+			return true;
+	return false;
+}
+
 static void
 parse_drop(struct arena *a, struct command *c, const struct words *w)
 {
-	const char *r;
+	const char *name;
+	enum model_reason r;
 
 	if (w->n < 2) {
 		bad(c,
 		    cat(a, "drop needs a reason: ",
-		        join(a, command_drop_reasons), NULL));
+		        join(a, drop_reason_names(a)), NULL));
 		return;
 	}
-	r = one_of(command_drop_reasons, w->w[1]);
-	if (r != NULL) {
-		c->arg = r;
+	name = as_name(a, w->w[1]);
+	if (name == NULL || !model_reason_parse(name, &r))
+		r = REASON_NONE;
+	if (drop_reason(r)) {
+		c->arg = model_reason_name(r);
+		c->reason = r;
 		if (w->n > 2)
 			c->arg2 = arena_strndup(a, w->rest[2].p, w->rest[2].n);
 		return;
 	}
-	if (str_ieqs(w->w[1], "folded"))
+	if (r == REASON_FOLDED)
 		bad(c,
 		    "'folded' is not given by hand: '#yard fold <slug>' "
 		    "folds a patch");
-	else if (str_ieqs(w->w[1], "conflict"))
+	else if (r == REASON_CONFLICT)
 		bad(c,
 		    "'conflict' is not given by hand: the bot drops a "
 		    "patch that no longer applies when configured to");
 	else
 		bad(c,
 		    cat(a, "unknown drop reason '", show(a, w->w[1]), "': use ",
-		        join(a, command_drop_reasons), NULL));
+		        join(a, drop_reason_names(a)), NULL));
 }
 
 static void
@@ -306,8 +360,18 @@ parse_fold(struct arena *a, struct command *c, const struct words *w)
 static void
 parse_state(struct arena *a, struct command *c, const struct words *w)
 {
-	if (w->n != 2 || (c->arg = one_of(states, w->w[1])) == NULL)
-		bad(c, cat(a, "state needs one of ", join(a, states), NULL));
+	const char *name = w->n == 2 ? as_name(a, w->w[1]) : NULL;
+	enum model_state st;
+	size_t i;
+
+	if (name && model_state_parse(name, &st))
+		for (i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+			if (states[i] == st) {
+				c->arg = model_state_name(st);
+				c->state = st;
+				return;
+			}
+	bad(c, cat(a, "state needs one of ", join(a, state_names(a)), NULL));
 }
 
 static void

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 
+#include "parsers/model.h"
 #include "util/arena.h"
 #include "util/buf.h"
 
@@ -35,6 +36,8 @@ struct command {
 	                    slug; STATE: new state; CHECK: context */
 	const char *arg2; /* DROP: the free words, or NULL; CHECK: state */
 	const char *arg3; /* CHECK: URL, or NULL */
+	enum model_reason reason; /* DROP: arg's */
+	enum model_state state; /* STATE: arg's */
 	const char *error; /* CMD_BAD: why, in English */
 };
 
@@ -43,9 +46,9 @@ struct command {
 enum err command_parse(struct arena *a, struct str text, const char *prefix,
     struct command **out, size_t *n);
 
-/* Drop reasons a command may give, NULL-terminated, for validation and
- * help: those of DESIGN.md §3 but "folded" (set by fold) and "conflict"
- * (set by the stager's on-conflict policy). */
-extern const char *const command_drop_reasons[];
+/* Drop reasons a command may give, up to REASON_NONE, for validation
+ * and help: those of DESIGN.md §3 but "folded" (set by fold) and
+ * "conflict" (set by the stager's on-conflict policy). */
+extern const enum model_reason command_drop_reasons[];
 
 #endif

@@ -14,6 +14,7 @@
 #include "parsers/msgid.h"
 #include "parsers/patchid.h"
 #include "util/ascii.h"
+#include "util/oid.h"
 
 const char *
 mail_kind_name(enum mail_kind k)
@@ -70,7 +71,7 @@ static void
 synth_msgid(struct arena *a, struct mail *m)
 {
 	static const char domain[] = "@msgid.patchyard.invalid";
-	char hex[41], *id;
+	char hex[OID_HEX_SIZE], *id;
 
 	patchid_hex(m->hash, hex);
 	id = arena_alloc(a, 40 + sizeof(domain));

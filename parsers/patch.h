@@ -20,6 +20,7 @@
 #include "parsers/mime.h"
 #include "util/arena.h"
 #include "util/buf.h"
+#include "util/oid.h"
 
 struct patch_in {
 	const struct mime *body; /* the decoded parts */
@@ -44,7 +45,7 @@ struct patch {
 	                    file: in the sender's bytes (mime_part.raw),
 	                    LF ends (mailinfo would keep a quoted CR) */
 	struct diff *parsed; /* NULL when diff_parse() failed */
-	char patch_id[41]; /* git patch-id --stable; "" when none */
+	char patch_id[OID_HEX_SIZE]; /* git patch-id --stable; "" when none */
 	const char **files; /* paths touched (new path, else old), sorted,
 	                       unique */
 	size_t nfiles;

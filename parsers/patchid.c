@@ -28,6 +28,8 @@
 #include <nettle/sha1.h>
 #include <string.h>
 
+#include "util/oid.h"
+
 _Static_assert(sizeof(struct sha1_ctx) <= sizeof(struct patchid_sha1_ctx),
     "patchid_sha1_ctx too small for nettle's sha1_ctx");
 
@@ -61,7 +63,7 @@ patchid_sha1(const void *p, size_t n, unsigned char out[20])
 }
 
 void
-patchid_hex(const unsigned char in[20], char out[41])
+patchid_hex(const unsigned char in[20], char out[OID_HEX_SIZE])
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i;
@@ -391,7 +393,7 @@ get_one_patchid(struct pid *s, const char *text, size_t n, size_t *pos)
 }
 
 bool
-patchid_stable(const char *text, size_t n, char hex[41])
+patchid_stable(const char *text, size_t n, char hex[OID_HEX_SIZE])
 {
 	struct pid s;
 	size_t pos = 0;

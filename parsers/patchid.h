@@ -11,13 +11,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/oid.h"
+
 /*
  * The stable patch-id of the diff in text[0..n) (what `git mailinfo`
  * writes to its patch file: commit message lines before the first
  * "diff " are ignored) as 40 lowercase hex digits plus NUL in hex.
  * Returns false when the text holds no diff (hex is then "").
  */
-bool patchid_stable(const char *text, size_t n, char hex[41]);
+bool patchid_stable(const char *text, size_t n, char hex[OID_HEX_SIZE]);
 
 /* SHA-1 of p[0..n). */
 void patchid_sha1(const void *p, size_t n, unsigned char out[20]);
@@ -31,6 +33,6 @@ void patchid_sha1_update(struct patchid_sha1_ctx *c, const void *p, size_t n);
 void patchid_sha1_final(struct patchid_sha1_ctx *c, unsigned char out[20]);
 
 /* 20 bytes to 40 lowercase hex digits plus NUL. */
-void patchid_hex(const unsigned char in[20], char out[41]);
+void patchid_hex(const unsigned char in[20], char out[OID_HEX_SIZE]);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/sql.h"
 #include "util/arena.h"
 #include "util/buf.h"
@@ -73,6 +74,17 @@ bool db_col_null(sqlite3_stmt *s, int col);
 
 /* Text of a column copied into the arena (NULL for SQL NULL). */
 const char *db_col_arena(struct arena *a, sqlite3_stmt *s, int col);
+/*
+ * A column holding one of the model's names (parsers/model.h), as its
+ * enum.  The schema's CHECK constraints keep states and queues to the
+ * names; a reason or event kind this version does not know (none is
+ * written without it) is logged and read as none, or as the first.
+ */
+enum model_state db_col_state(sqlite3_stmt *s, int col);
+enum model_queue db_col_queue(sqlite3_stmt *s, int col);
+enum model_reason db_col_reason(sqlite3_stmt *s, int col);
+enum model_event db_col_event(sqlite3_stmt *s, int col);
+
 /* Every row's first column as an id, in order (malloc'd array). */
 enum err db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
     const char *what);

@@ -197,6 +197,60 @@ db_col_arena(struct arena *a, sqlite3_stmt *s, int col)
 	         : NULL;
 }
 
+/* Log a name of the model that this version does not know. */
+static void
+unknown_name(const char *what, const char *name)
+{
+	char q[80];
+
+	log_warn("store: '%s' is not a %s this version knows",
+	    log_quote(q, sizeof(q), name, strlen(name)), what);
+}
+
+enum model_state
+db_col_state(sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+	enum model_state v = STATE_NEW;
+
+	if (t && !model_state_parse(t, &v))
+		unknown_name("state", t);
+	return v;
+}
+
+enum model_queue
+db_col_queue(sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+	enum model_queue v = QUEUE_NONE;
+
+	if (t && !model_queue_parse(t, &v))
+		unknown_name("queue", t);
+	return v;
+}
+
+enum model_reason
+db_col_reason(sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+	enum model_reason v = REASON_NONE;
+
+	if (t && !model_reason_parse(t, &v))
+		unknown_name("reason", t);
+	return v;
+}
+
+enum model_event
+db_col_event(sqlite3_stmt *s, int col)
+{
+	const char *t = db_col_text(s, col);
+	enum model_event v = EVENT_POSTED;
+
+	if (t && !model_event_parse(t, &v))
+		unknown_name("event kind", t);
+	return v;
+}
+
 enum err
 db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
     const char *what)

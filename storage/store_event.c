@@ -9,7 +9,7 @@ store_event_add(struct store *st, const struct store_event *ev, int64_t *id)
 	enum err e;
 
 	db_bind_int(s, ":time", ev->time);
-	db_bind_text(s, ":kind", ev->kind);
+	db_bind_text(s, ":kind", model_event_name(ev->kind));
 	db_bind_id(s, ":contribution", ev->contribution_id);
 	db_bind_id(s, ":series", ev->series_id);
 	db_bind_id(s, ":patch", ev->patch_id);

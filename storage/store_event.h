@@ -5,11 +5,12 @@
 
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/store.h"
 
 struct store_event {
 	int64_t time;
-	const char *kind; /* posted, staged, updated, superseded, ... */
+	enum model_event kind;
 	int64_t contribution_id;
 	int64_t series_id;
 	int64_t patch_id;

@@ -30,9 +30,9 @@ store_patch_get(
 		p->patch_id = db_col_arena(a, s, 11);
 		p->files = db_col_arena(a, s, 12);
 		p->slug = db_col_arena(a, s, 13);
-		p->state = db_col_arena(a, s, 14);
-		p->queue = db_col_arena(a, s, 15);
-		p->reason = db_col_arena(a, s, 16);
+		p->state = db_col_state(s, 14);
+		p->queue = db_col_queue(s, 15);
+		p->reason = db_col_reason(s, 16);
 		p->conflict = db_col_int(s, 17) != 0;
 		p->predecessor_id = db_col_int(s, 18);
 		p->queued_at = db_col_int(s, 19);
@@ -47,9 +47,9 @@ static void
 bind_mutable(sqlite3_stmt *s, const struct store_patch *p)
 {
 	db_bind_text(s, ":slug", p->slug);
-	db_bind_text(s, ":state", p->state ? p->state : "new");
-	db_bind_text(s, ":queue", p->queue);
-	db_bind_text(s, ":reason", p->reason);
+	db_bind_text(s, ":state", model_state_name(p->state));
+	db_bind_text(s, ":queue", model_queue_name(p->queue));
+	db_bind_text(s, ":reason", model_reason_name(p->reason));
 	db_bind_int(s, ":conflict", p->conflict);
 	db_bind_id(s, ":predecessor", p->predecessor_id);
 	db_bind_id(s, ":queued_at", p->queued_at);
@@ -240,12 +240,12 @@ store_patch_trailer_move(struct store *st, int64_t from, int64_t to)
 
 enum err
 store_patch_queue_next(
-    struct store *st, int64_t project_id, const char *queue, int64_t *pos)
+    struct store *st, int64_t project_id, enum model_queue queue, int64_t *pos)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_QUEUE_NEXT);
 
 	db_bind_id(s, ":project", project_id);
-	db_bind_text(s, ":queue", queue);
+	db_bind_text(s, ":queue", model_queue_name(queue));
 	return one_id(st, s, pos, "queue next");
 }
 

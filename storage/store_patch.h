@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/store.h"
 #include "util/arena.h"
 
@@ -23,9 +24,9 @@ struct store_patch {
 	const char *patch_id; /* hex, or NULL */
 	const char *files; /* newline-separated */
 	const char *slug;
-	const char *state;
-	const char *queue; /* NULL when not staged */
-	const char *reason; /* NULL when none */
+	enum model_state state;
+	enum model_queue queue; /* QUEUE_NONE when not staged */
+	enum model_reason reason; /* dropped or merged: why, how */
 	bool conflict;
 	int64_t predecessor_id;
 	int64_t queued_at;
@@ -50,7 +51,7 @@ enum err store_patch_by_patchid(
     struct store *st, int64_t series_id, const char *patch_id, int64_t *id);
 /* The next position at the end of a project's queue. */
 enum err store_patch_queue_next(
-    struct store *st, int64_t project_id, const char *queue, int64_t *pos);
+    struct store *st, int64_t project_id, enum model_queue queue, int64_t *pos);
 /* The patch known by slug in a project (its staged one first). */
 enum err store_patch_by_slug(
     struct store *st, int64_t project_id, const char *slug, int64_t *id);

@@ -25,8 +25,8 @@ store_promote_checks(struct store *st, struct arena *a, int64_t patch_id,
 }
 
 enum err
-store_promote_mark(struct store *st, struct arena *a, int64_t patch_id,
-    int64_t since, const char **detail)
+store_promote_mark(
+    struct store *st, int64_t patch_id, int64_t since, enum model_state *mark)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PROMOTE_MARK);
 	enum err e;
@@ -34,7 +34,7 @@ store_promote_mark(struct store *st, struct arena *a, int64_t patch_id,
 	db_bind_int(s, ":patch", patch_id);
 	db_bind_int(s, ":since", since);
 	if ((e = db_row(st, s, "promote mark")) == ERR_OK)
-		*detail = db_col_arena(a, s, 0);
+		*mark = db_col_state(s, 0);
 	sqlite3_reset(s);
 	return e;
 }

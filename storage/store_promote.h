@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/store.h"
 #include "util/arena.h"
 
@@ -24,10 +25,10 @@ enum err store_promote_checks(struct store *st, struct arena *a,
 
 /*
  * The newest "state" mark a maintainer gave the staged patch at or after
- * since ("changes-requested" or "new"); ERR_NOTFOUND when none.
+ * since (STATE_CHANGES_REQUESTED or STATE_NEW); ERR_NOTFOUND when none.
  */
-enum err store_promote_mark(struct store *st, struct arena *a, int64_t patch_id,
-    int64_t since, const char **detail);
+enum err store_promote_mark(
+    struct store *st, int64_t patch_id, int64_t since, enum model_state *mark);
 
 struct store_forward {
 	int64_t project_id;

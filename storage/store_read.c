@@ -42,9 +42,9 @@ patch_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->author_name = db_col_arena(a, s, 4);
 	v->author_email = db_col_arena(a, s, 5);
 	v->slug = db_col_arena(a, s, 6);
-	v->state = db_col_arena(a, s, 7);
-	v->queue = db_col_arena(a, s, 8);
-	v->reason = db_col_arena(a, s, 9);
+	v->state = db_col_state(s, 7);
+	v->queue = db_col_queue(s, 8);
+	v->reason = db_col_reason(s, 9);
 	v->conflict = db_col_int(s, 10) != 0;
 	v->patch_id = db_col_arena(a, s, 11);
 	v->message_row = db_col_int(s, 12);
@@ -79,7 +79,7 @@ event_row(struct arena *a, sqlite3_stmt *s, void *p)
 	struct view_event *v = p;
 
 	v->time = db_col_int(s, 0);
-	v->kind = db_col_arena(a, s, 1);
+	v->kind = db_col_event(s, 1);
 	v->actor = db_col_arena(a, s, 2);
 	v->detail = db_col_arena(a, s, 3);
 	v->message_id = db_col_arena(a, s, 4);
@@ -88,20 +88,22 @@ event_row(struct arena *a, sqlite3_stmt *s, void *p)
 
 /* A series' state is its patches' when they share one, else partial;
  * superseded older copies do not count (as storage/sql.c's WEB_STATE). */
-static const char *
+static enum model_state
 series_state(const struct view_series *v)
 {
-	const char *state = NULL;
+	enum model_state state = STATE_NEW;
+	bool any = false;
 	size_t i;
 
 	for (i = 0; i < v->npatches; i++) {
 		if (v->patches[i].older_copy)
 			continue;
-		if (state && strcmp(v->patches[i].state, state) != 0)
-			return "partial";
+		if (any && v->patches[i].state != state)
+			return STATE_PARTIAL;
 		state = v->patches[i].state;
+		any = true;
 	}
-	return state ? state : "new";
+	return state;
 }
 
 enum err
@@ -133,7 +135,7 @@ read_series(struct store *st, struct arena *a, struct view_series *v)
 		/* In number order, copies oldest first. */
 		p->older_copy = i + 1 < v->npatches &&
 		    v->patches[i + 1].number == p->number &&
-		    strcmp(p->state, "superseded") == 0;
+		    p->state == STATE_SUPERSEDED;
 	}
 	v->state = series_state(v);
 	return e;
@@ -185,10 +187,10 @@ store_read_contrib(struct store *st, struct arena *a, int64_t id,
 	return e;
 }
 
-const char *
+enum model_state
 store_read_state(const struct view_contrib *c)
 {
-	return c->newest ? c->newest->state : "new";
+	return c->newest ? c->newest->state : STATE_NEW;
 }
 
 enum err

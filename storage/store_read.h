@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/store.h"
 #include "storage/store_outbox.h"
 #include "util/arena.h"
@@ -33,9 +34,9 @@ struct view_patch {
 	const char *author_name;
 	const char *author_email;
 	const char *slug;
-	const char *state;
-	const char *queue;
-	const char *reason;
+	enum model_state state;
+	enum model_queue queue;
+	enum model_reason reason;
 	bool conflict;
 	const char *patch_id;
 	const char *files;
@@ -55,7 +56,7 @@ struct view_series {
 	int expected;
 	int received;
 	bool complete;
-	const char *state;
+	enum model_state state; /* its patches', or STATE_PARTIAL */
 	const char *title;
 	const char *submitter_name;
 	const char *submitter_email;
@@ -68,7 +69,7 @@ struct view_series {
 
 struct view_event {
 	int64_t time;
-	const char *kind;
+	enum model_event kind;
 	const char *actor;
 	const char *detail;
 	const char *message_id;
@@ -97,7 +98,7 @@ enum err store_read_list(
 enum err store_read_contrib(struct store *st, struct arena *a, int64_t id,
     bool with_events, struct view_contrib *out);
 /* The state of a contribution (its newest series'). */
-const char *store_read_state(const struct view_contrib *c);
+enum model_state store_read_state(const struct view_contrib *c);
 
 /* The trailers of one patch (own, collected, and its series'). */
 enum err store_read_trailers(struct store *st, struct arena *a,

@@ -39,17 +39,17 @@ build_row(struct arena *a, sqlite3_stmt *s, void *rec)
 
 enum err
 store_stage_prev(struct store *st, struct arena *a, int64_t project_id,
-    const char *branch, struct store_build **out, size_t *n)
+    enum model_queue branch, struct store_build **out, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_PREV);
 
 	db_bind_int(s, ":project", project_id);
-	db_bind_text(s, ":branch", branch);
+	db_bind_text(s, ":branch", model_queue_name(branch));
 	return db_rows(st, a, s, sizeof(**out), build_row, (void **)out, n);
 }
 
 enum err
-store_stage_save(struct store *st, int64_t project_id, const char *branch,
+store_stage_save(struct store *st, int64_t project_id, enum model_queue branch,
     const struct store_build *b, size_t n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_STAGE_CLEAR);
@@ -57,13 +57,13 @@ store_stage_save(struct store *st, int64_t project_id, const char *branch,
 	enum err e;
 
 	db_bind_int(s, ":project", project_id);
-	db_bind_text(s, ":branch", branch);
+	db_bind_text(s, ":branch", model_queue_name(branch));
 	if ((e = db_exec(st, s, "stage clear")) != ERR_OK)
 		return e;
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		s = db_stmt(st, SQL_STAGE_SAVE);
 		db_bind_int(s, ":project", project_id);
-		db_bind_text(s, ":branch", branch);
+		db_bind_text(s, ":branch", model_queue_name(branch));
 		db_bind_int(s, ":pos", (int64_t)i);
 		db_bind_int(s, ":patch", b[i].patch_id);
 		db_bind_text(s, ":key", b[i].key);

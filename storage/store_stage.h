@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/store.h"
 #include "util/arena.h"
 
@@ -24,10 +25,11 @@ struct store_build {
 	long offset;
 };
 
+/* The last build of the branch of a queue (stable, unstable). */
 enum err store_stage_prev(struct store *st, struct arena *a, int64_t project_id,
-    const char *branch, struct store_build **out, size_t *n);
+    enum model_queue branch, struct store_build **out, size_t *n);
 enum err store_stage_save(struct store *st, int64_t project_id,
-    const char *branch, const struct store_build *b, size_t n);
+    enum model_queue branch, const struct store_build *b, size_t n);
 
 /* Tracked patches of a project that upstream may still take (not merged,
  * not superseded), by stable patch-id, or by author and title. */

@@ -33,7 +33,7 @@ summary_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->version = (int)db_col_int(s, 6);
 	v->expected = (int)db_col_int(s, 7);
 	v->patch_count = (int)db_col_int(s, 8);
-	v->state = db_col_arena(a, s, 9);
+	v->state = db_col_state(s, 9);
 	v->posted = db_col_int(s, 10);
 	v->last_activity = db_col_int(s, 11);
 	art = db_col_int(s, 12);
@@ -103,7 +103,7 @@ event_row(struct arena *a, sqlite3_stmt *s, void *p)
 
 	v->id = db_col_int(s, 0);
 	v->time = db_col_int(s, 1);
-	v->kind = db_col_arena(a, s, 2);
+	v->kind = db_col_event(s, 2);
 	v->contribution_id = db_col_int(s, 3);
 	v->actor = db_col_arena(a, s, 4);
 	v->detail = db_col_arena(a, s, 5);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/store.h"
 #include "util/arena.h"
 
@@ -38,7 +39,7 @@ struct store_summary {
 	int version;
 	int expected;
 	int patch_count; /* patches received, one copy per number */
-	const char *state;
+	enum model_state state;
 	int64_t posted; /* the newest series' "posted" event */
 	int64_t last_activity;
 	int acks, reviews, tests; /* Acked-by, Reviewed-by, Tested-by */
@@ -60,7 +61,7 @@ enum err store_web_projects(
 struct store_web_event {
 	int64_t id;
 	int64_t time;
-	const char *kind;
+	enum model_event kind;
 	int64_t contribution_id; /* 0: none */
 	const char *actor;
 	const char *detail;

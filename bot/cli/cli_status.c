@@ -16,13 +16,17 @@
 #include <string.h>
 
 #include "bot/cli/clipriv.h"
+#include "parsers/model.h"
 #include "storage/store_run.h"
 #include "util/json.h"
 #include "util/timeutil.h"
 
 /* Every state a contribution can be in, listed even when at 0. */
-static const char *const states[] = { "new", "staged", "partial", "merged",
-	"dropped", "superseded", "changes-requested", "rejected", NULL };
+static const enum model_state states[] = { STATE_NEW, STATE_STAGED,
+	STATE_PARTIAL, STATE_MERGED, STATE_DROPPED, STATE_SUPERSEDED,
+	STATE_CHANGES_REQUESTED, STATE_REJECTED };
+_Static_assert(sizeof(states) / sizeof(states[0]) == MODEL_NSTATES,
+    "status lists every state");
 static const char *const runs[] = { "rebuild", "upstream", "graduate", "test",
 	"send", NULL };
 
@@ -48,12 +52,9 @@ count_of(const struct store_status *s, const char *state)
 static bool
 known_state(const char *s)
 {
-	size_t i;
+	enum model_state st;
 
-	for (i = 0; states[i]; i++)
-		if (strcmp(states[i], s) == 0)
-			return true;
-	return false;
+	return model_state_parse(s, &st);
 }
 
 static void
@@ -79,9 +80,9 @@ write_json(struct cli *c, const struct store_status *s, struct buf *out)
 	json_int(&j, s->messages);
 	json_key(&j, "contributions");
 	json_obj_begin(&j);
-	for (i = 0; states[i]; i++) {
-		json_key(&j, states[i]);
-		json_int(&j, count_of(s, states[i]));
+	for (i = 0; i < MODEL_NSTATES; i++) {
+		json_key(&j, model_state_name(states[i]));
+		json_int(&j, count_of(s, model_state_name(states[i])));
 	}
 	for (i = 0; i < s->nstates; i++) {
 		if (known_state(s->states[i].name))

@@ -30,6 +30,7 @@
 #include "storage/store_run.h"
 #include "util/ascii.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -100,7 +101,7 @@ follow_epoch(struct daemon *d, struct follower *f, struct source *src, size_t i,
     size_t *got, char *err, size_t errn)
 {
 	unsigned long num = source_epoch_num(src, i);
-	char key[300], head[41], *pos = NULL, npos[80];
+	char key[300], head[OID_HEX_SIZE], *pos = NULL, npos[80];
 	const char *after = NULL;
 	struct import_opts o;
 	size_t done = 0, pn;

@@ -28,6 +28,7 @@
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/xalloc.h"
 
 /* ---- trees: what the patch does to each path ---- */
@@ -315,7 +316,7 @@ static enum err
 apply_blob(struct ctx *c, const struct diff_file *f, const git_oid *pre,
     const char *path, git_oid *post, long *offset)
 {
-	unsigned char key[41];
+	unsigned char key[GITCACHE_KEY_SIZE];
 	const struct gitcache_val *v;
 	struct gitcache_val nv;
 	git_blob *b = NULL;
@@ -664,7 +665,7 @@ merge_blobs(struct ctx *c, const struct diff_file *f, const git_oid *base,
 	git_merge_file_input in[3];
 	git_merge_file_result mr;
 	git_blob *b[3] = { NULL, NULL, NULL };
-	unsigned char key[41];
+	unsigned char key[GITCACHE_KEY_SIZE];
 	const struct gitcache_val *v;
 	struct gitcache_val nv;
 	git_oid sec;
@@ -1281,7 +1282,7 @@ gitapply_parse(struct arena *a, const char *text, size_t n, struct diff **d,
 
 enum err
 gitapply_tree(struct gitrepo *r, const char *tree_hex, const char *diff,
-    size_t n, char tree_out[41], struct gitapply_result *res)
+    size_t n, char tree_out[OID_HEX_SIZE], struct gitapply_result *res)
 {
 	struct arena *a = arena_new();
 	struct diff *d = NULL;
@@ -1297,7 +1298,7 @@ gitapply_tree(struct gitrepo *r, const char *tree_hex, const char *diff,
 		e = gitpriv_fail(tree_hex, "no such tree");
 	else if ((e = gitapply_parse(a, diff, n, &d, res)) == ERR_OK &&
 	    (e = gitapply_diff(r, tree, d, &out, res)) == ERR_OK)
-		git_oid_tostr(tree_out, 41, &out);
+		git_oid_tostr(tree_out, OID_HEX_SIZE, &out);
 	git_tree_free(tree);
 	arena_free(a);
 	return e;

@@ -23,6 +23,7 @@
 
 #include "bot/git/gitrepo.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 enum gitapply_how {
 	GITAPPLY_EXACT, /* every hunk where the patch said */
@@ -55,6 +56,7 @@ const char *gitapply_how_str(enum gitapply_how how);
  * when the repository fails.
  */
 enum err gitapply_tree(struct gitrepo *r, const char *tree_hex,
-    const char *diff, size_t n, char tree_out[41], struct gitapply_result *res);
+    const char *diff, size_t n, char tree_out[OID_HEX_SIZE],
+    struct gitapply_result *res);
 
 #endif

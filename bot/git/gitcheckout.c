@@ -11,6 +11,7 @@
 
 #include "bot/git/gitpriv.h"
 #include "util/log.h"
+#include "util/oid.h"
 
 static enum err
 lookup(struct gitrepo *r, const char *hex, git_commit **c)
@@ -30,8 +31,8 @@ lookup(struct gitrepo *r, const char *hex, git_commit **c)
 }
 
 enum err
-gitcheckout_info(
-    struct gitrepo *r, const char *hex, char tree[41], char parent[41])
+gitcheckout_info(struct gitrepo *r, const char *hex, char tree[OID_HEX_SIZE],
+    char parent[OID_HEX_SIZE])
 {
 	git_commit *c = NULL;
 	enum err e = lookup(r, hex, &c);
@@ -41,9 +42,9 @@ gitcheckout_info(
 		parent[0] = '\0';
 	if (e != ERR_OK)
 		return e;
-	git_oid_tostr(tree, 41, git_commit_tree_id(c));
+	git_oid_tostr(tree, OID_HEX_SIZE, git_commit_tree_id(c));
 	if (parent && git_commit_parentcount(c) > 0)
-		git_oid_tostr(parent, 41, git_commit_parent_id(c, 0));
+		git_oid_tostr(parent, OID_HEX_SIZE, git_commit_parent_id(c, 0));
 	git_commit_free(c);
 	return ERR_OK;
 }

@@ -9,14 +9,15 @@
 
 #include "bot/git/gitrepo.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 /*
  * The tree of commit hex into tree, its first parent into parent ("" for
  * a root commit; parent may be NULL).  ERR_NOTFOUND when there is no
  * such commit.
  */
-enum err gitcheckout_info(
-    struct gitrepo *r, const char *hex, char tree[41], char parent[41]);
+enum err gitcheckout_info(struct gitrepo *r, const char *hex,
+    char tree[OID_HEX_SIZE], char parent[OID_HEX_SIZE]);
 
 /*
  * Write the files of commit hex into dir, an existing empty folder:

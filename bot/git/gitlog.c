@@ -11,6 +11,7 @@
 
 #include "bot/git/gitpriv.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/xalloc.h"
 
 static bool
@@ -156,7 +157,8 @@ gitlog_range(struct gitrepo *r, struct arena *a, const char *base,
 }
 
 enum err
-gitlog_merge_base(struct gitrepo *r, const char *a, const char *b, char out[41])
+gitlog_merge_base(
+    struct gitrepo *r, const char *a, const char *b, char out[OID_HEX_SIZE])
 {
 	git_oid x, y, m;
 	int rc;
@@ -171,7 +173,7 @@ gitlog_merge_base(struct gitrepo *r, const char *a, const char *b, char out[41])
 	}
 	if (rc < 0)
 		return gitpriv_fail(a, "cannot find a merge base");
-	git_oid_tostr(out, 41, &m);
+	git_oid_tostr(out, OID_HEX_SIZE, &m);
 	return ERR_OK;
 }
 

@@ -14,10 +14,11 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 struct gitlog_commit {
-	char id[41];
-	char parent[41]; /* the first parent; "" for a root commit */
+	char id[OID_HEX_SIZE];
+	char parent[OID_HEX_SIZE]; /* the first parent; "" for a root commit */
 	unsigned nparents;
 	const char *author_name;
 	const char *author_email;
@@ -49,7 +50,7 @@ enum err gitlog_range(struct gitrepo *r, struct arena *a, const char *base,
 /* The best common ancestor of two commits (git merge-base);
  * ERR_NOTFOUND when they share none. */
 enum err gitlog_merge_base(
-    struct gitrepo *r, const char *a, const char *b, char out[41]);
+    struct gitrepo *r, const char *a, const char *b, char out[OID_HEX_SIZE]);
 
 /*
  * Append the patch text turning commit from's tree into commit to's, as

@@ -9,6 +9,7 @@
 
 #include "bot/git/gitpriv.h"
 #include "util/log.h"
+#include "util/oid.h"
 
 static enum err
 lookup(struct gitrepo *r, const char *hex, git_commit **c)
@@ -91,7 +92,7 @@ write_merge(struct gitrepo *r, const git_oid *tree, git_commit *ours,
 enum err
 gitmerge_commit(struct gitrepo *r, const char *ours_hex, const char *theirs_hex,
     const char *message, const char *name, const char *email, int64_t time,
-    char out[41], struct buf *conflicts)
+    char out[OID_HEX_SIZE], struct buf *conflicts)
 {
 	git_commit *ours = NULL, *theirs = NULL;
 	git_index *idx = NULL;
@@ -128,7 +129,7 @@ gitmerge_commit(struct gitrepo *r, const char *ours_hex, const char *theirs_hex,
 	if (e == ERR_OK)
 		e = gitpriv_persist(r, &commit, 1);
 	if (e == ERR_OK)
-		git_oid_tostr(out, 41, &commit);
+		git_oid_tostr(out, OID_HEX_SIZE, &commit);
 out:
 	if (e != ERR_OK)
 		gitpriv_discard(r);

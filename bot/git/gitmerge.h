@@ -13,6 +13,7 @@
 #include "bot/git/gitrepo.h"
 #include "util/buf.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 /*
  * Merge commit theirs into ours.  Clean: a merge commit with parents
@@ -25,7 +26,8 @@
  */
 enum err gitmerge_commit(struct gitrepo *r, const char *ours,
     const char *theirs, const char *message, const char *name,
-    const char *email, int64_t time, char out[41], struct buf *conflicts);
+    const char *email, int64_t time, char out[OID_HEX_SIZE],
+    struct buf *conflicts);
 
 /* Whether commit is tip or one of its ancestors (both on disk). */
 bool gitmerge_contains(struct gitrepo *r, const char *tip, const char *commit);

@@ -40,6 +40,7 @@
 #include "util/fdio.h"
 #include "util/fmap.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/xalloc.h"
 
 #define STORED_MAX 65535u
@@ -355,7 +356,7 @@ install(struct gitrepo *r, int pfd, const char *tp, int ifd, const char *ti,
     const unsigned char sha[20])
 {
 	const char *dir = git_repository_path(r->repo);
-	char fp[4096], fi[4096], hex[41];
+	char fp[4096], fi[4096], hex[OID_HEX_SIZE];
 	bool ok;
 	int k1, k2;
 

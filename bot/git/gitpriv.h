@@ -29,8 +29,12 @@ struct gitcache_val {
 	long offset; /* largest relocation of a hunk, in lines */
 };
 
+/* A blob cache key: the preimage oid and the section hash, 20 bytes
+ * each, and a flavour byte. */
+#define GITCACHE_KEY_SIZE 41
+
 struct gitcache_slot {
-	unsigned char key[41]; /* preimage oid, section hash, flavour */
+	unsigned char key[GITCACHE_KEY_SIZE];
 	bool used;
 	bool live; /* looked up or made by this process */
 	struct gitcache_val val;
@@ -259,12 +263,12 @@ bool gitpriv_oid(git_oid *oid, const char *hex);
 
 /* The blob cache: key is preimage (zero oid for none), the section's
  * hash and a flavour byte (how it was applied). */
-void gitcache_key(unsigned char key[41], const git_oid *pre,
+void gitcache_key(unsigned char key[GITCACHE_KEY_SIZE], const git_oid *pre,
     const git_oid *section, unsigned char flavour);
 const struct gitcache_val *gitcache_get(
-    struct gitcache *c, const unsigned char key[41]);
-void gitcache_put(struct gitcache *c, const unsigned char key[41],
-    const struct gitcache_val *val);
+    struct gitcache *c, const unsigned char key[GITCACHE_KEY_SIZE]);
+void gitcache_put(struct gitcache *c,
+    const unsigned char key[GITCACHE_KEY_SIZE], const struct gitcache_val *val);
 void gitcache_free(struct gitcache *c);
 
 /* Read the cache's file, once, when it has one: a file that is not

@@ -12,6 +12,7 @@
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/xalloc.h"
 
 #define SLUG_MAX 200
@@ -183,9 +184,9 @@ make_commit(struct gitrepo *r, const git_oid *tree, git_commit *parent,
 enum err
 gitquilt_export(struct gitrepo *r, const struct gitquilt_patch *p, size_t n,
     const char *message, const char *name, const char *email, int64_t time,
-    int tz, char tip[41], bool *changed)
+    int tz, char tip[OID_HEX_SIZE], bool *changed)
 {
-	char old[41] = "";
+	char old[OID_HEX_SIZE] = "";
 	git_commit *parent = NULL;
 	git_oid tree, commit, pid;
 	enum err e;
@@ -211,7 +212,7 @@ gitquilt_export(struct gitrepo *r, const struct gitquilt_patch *p, size_t n,
 	         r, &tree, parent, message, name, email, time, tz, &commit)) ||
 	    (e = gitpriv_persist(r, &commit, 1)))
 		goto out;
-	git_oid_tostr(tip, 41, &commit);
+	git_oid_tostr(tip, OID_HEX_SIZE, &commit);
 	e = gitrepo_set_ref(r, GITQUILT_REF, tip, old, "patchyard: queue");
 	*changed = e == ERR_OK;
 	if (e)

@@ -14,6 +14,7 @@
 
 #include "bot/git/gitrepo.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 #define GITQUILT_REF "refs/heads/patches"
 
@@ -45,6 +46,6 @@ bool gitquilt_slug_valid(const char *slug);
  */
 enum err gitquilt_export(struct gitrepo *r, const struct gitquilt_patch *p,
     size_t n, const char *message, const char *name, const char *email,
-    int64_t time, int tz, char tip[41], bool *changed);
+    int64_t time, int tz, char tip[OID_HEX_SIZE], bool *changed);
 
 #endif

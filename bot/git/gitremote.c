@@ -12,6 +12,7 @@
 #include "bot/git/gitpriv.h"
 #include "util/gitmsg.h"
 #include "util/log.h"
+#include "util/oid.h"
 
 struct cred_state {
 	int tries;
@@ -160,7 +161,7 @@ local_path(const char *url)
  */
 static enum err
 local_fetch(struct gitrepo *r, const char *path, const char *src,
-    const char *dst, char tip[41])
+    const char *dst, char tip[OID_HEX_SIZE])
 {
 	struct gitrepo *from = NULL;
 	git_oid oid;
@@ -177,7 +178,7 @@ local_fetch(struct gitrepo *r, const char *path, const char *src,
 	e = gitpriv_copy(from, r, &oid, 1, LOCAL_FETCH_MAX);
 	gitrepo_free(from);
 	if (e == ERR_OK) {
-		git_oid_tostr(tip, 41, &oid);
+		git_oid_tostr(tip, OID_HEX_SIZE, &oid);
 		e = gitrepo_set_ref(r, dst, tip, NULL, "patchyard: fetch");
 	}
 	if (e != ERR_OK)
@@ -187,7 +188,7 @@ local_fetch(struct gitrepo *r, const char *path, const char *src,
 
 enum err
 gitremote_fetch_ref(struct gitrepo *r, const char *url, const char *ref,
-    const char *dst, char tip[41], char *why, size_t whylen)
+    const char *dst, char tip[OID_HEX_SIZE], char *why, size_t whylen)
 {
 	char spec[700], src[300];
 	char *specp = spec;
@@ -264,8 +265,8 @@ out:
 }
 
 enum err
-gitremote_fetch(
-    struct gitrepo *r, const char *url, const char *branch, char tip[41])
+gitremote_fetch(struct gitrepo *r, const char *url, const char *branch,
+    char tip[OID_HEX_SIZE])
 {
 	char dst[300];
 	int n;
@@ -282,7 +283,7 @@ gitremote_fetch(
 
 enum err
 gitremote_head(
-    struct gitrepo *r, const char *url, const char *ref, char hex[41])
+    struct gitrepo *r, const char *url, const char *ref, char hex[OID_HEX_SIZE])
 {
 	struct cred_state cs = { 0 };
 	git_remote_callbacks cb;
@@ -311,7 +312,7 @@ gitremote_head(
 	if ((h = find_head(remote, src)) == NULL)
 		e = ERR_NOTFOUND;
 	else
-		git_oid_tostr(hex, 41, &h->oid);
+		git_oid_tostr(hex, OID_HEX_SIZE, &h->oid);
 	git_remote_disconnect(remote);
 out:
 	git_remote_free(remote);
@@ -494,7 +495,7 @@ enum err
 gitremote_push(
     struct gitrepo *r, const char *url, struct gitremote_push *refs, size_t n)
 {
-	char hex[41];
+	char hex[OID_HEX_SIZE];
 	size_t i;
 	enum err e, worst = ERR_OK;
 

@@ -13,6 +13,7 @@
 
 #include "bot/git/gitrepo.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 /*
  * Fetch branch of url (a local path, file://, https:// or ssh URL) into
@@ -21,8 +22,8 @@
  * ERR_INVAL for a bad branch name, ERR_NOTFOUND when the remote has no
  * such branch, ERR_NET for transport failures, ERR_GIT otherwise.
  */
-enum err gitremote_fetch(
-    struct gitrepo *r, const char *url, const char *branch, char tip[41]);
+enum err gitremote_fetch(struct gitrepo *r, const char *url, const char *branch,
+    char tip[OID_HEX_SIZE]);
 
 /*
  * Fetch ref of url into dst, forced, without tags: ref is a branch name
@@ -31,7 +32,8 @@ enum err gitremote_fetch(
  * NULL) gets a line saying what went wrong.  Errors as gitremote_fetch.
  */
 enum err gitremote_fetch_ref(struct gitrepo *r, const char *url,
-    const char *ref, const char *dst, char tip[41], char *why, size_t whylen);
+    const char *ref, const char *dst, char tip[OID_HEX_SIZE], char *why,
+    size_t whylen);
 
 /* Whether ref is something gitremote_fetch_ref() takes. */
 bool gitremote_ref_valid(const char *ref);
@@ -41,8 +43,8 @@ bool gitremote_ref_valid(const char *ref);
  * fetching anything (git ls-remote).  ERR_NOTFOUND when url has no such
  * ref, ERR_NET when it cannot be reached.
  */
-enum err gitremote_head(
-    struct gitrepo *r, const char *url, const char *ref, char hex[41]);
+enum err gitremote_head(struct gitrepo *r, const char *url, const char *ref,
+    char hex[OID_HEX_SIZE]);
 
 /* The most refs one push takes. */
 #define GITREMOTE_MAX_PUSH 16

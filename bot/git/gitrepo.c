@@ -36,6 +36,7 @@
 #include "util/fmap.h"
 #include "util/gitmsg.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/xalloc.h"
 
 /* zlib's Z_BEST_SPEED; <zlib.h> itself belongs to the mail sources. */
@@ -532,7 +533,7 @@ gitrepo_branch_valid(const char *branch)
 }
 
 enum err
-gitrepo_ref(struct gitrepo *r, const char *name, char hex[41])
+gitrepo_ref(struct gitrepo *r, const char *name, char hex[OID_HEX_SIZE])
 {
 	git_object *obj = NULL;
 	git_reference *ref = NULL;
@@ -550,7 +551,7 @@ gitrepo_ref(struct gitrepo *r, const char *name, char hex[41])
 	git_reference_free(ref);
 	if (rc < 0)
 		return gitpriv_fail(name, "ref does not name a commit");
-	git_oid_tostr(hex, 41, git_object_id(obj));
+	git_oid_tostr(hex, OID_HEX_SIZE, git_object_id(obj));
 	git_object_free(obj);
 	return ERR_OK;
 }
@@ -961,8 +962,8 @@ gitpriv_copy(struct gitrepo *src, struct gitrepo *dst, const git_oid *tips,
 #define CACHE_MAX (1u << 20)
 
 void
-gitcache_key(unsigned char key[41], const git_oid *pre, const git_oid *section,
-    unsigned char flavour)
+gitcache_key(unsigned char key[GITCACHE_KEY_SIZE], const git_oid *pre,
+    const git_oid *section, unsigned char flavour)
 {
 	if (pre)
 		memcpy(key, pre->id, 20);
@@ -973,7 +974,7 @@ gitcache_key(unsigned char key[41], const git_oid *pre, const git_oid *section,
 }
 
 static size_t
-cache_hash(const unsigned char key[41])
+cache_hash(const unsigned char key[GITCACHE_KEY_SIZE])
 {
 	size_t a, b;
 
@@ -983,19 +984,19 @@ cache_hash(const unsigned char key[41])
 }
 
 static struct gitcache_slot *
-cache_find(struct gitcache *c, const unsigned char key[41])
+cache_find(struct gitcache *c, const unsigned char key[GITCACHE_KEY_SIZE])
 {
 	size_t i;
 
 	for (i = cache_hash(key) & (c->cap - 1); c->slots[i].used;
 	     i = (i + 1) & (c->cap - 1))
-		if (memcmp(c->slots[i].key, key, 41) == 0)
+		if (memcmp(c->slots[i].key, key, GITCACHE_KEY_SIZE) == 0)
 			return &c->slots[i];
 	return &c->slots[i];
 }
 
 const struct gitcache_val *
-gitcache_get(struct gitcache *c, const unsigned char key[41])
+gitcache_get(struct gitcache *c, const unsigned char key[GITCACHE_KEY_SIZE])
 {
 	struct gitcache_slot *s;
 
@@ -1015,14 +1016,14 @@ gitcache_get(struct gitcache *c, const unsigned char key[41])
 
 /* Into c (which has room), as live or not. */
 static void
-cache_set(struct gitcache *c, const unsigned char key[41],
+cache_set(struct gitcache *c, const unsigned char key[GITCACHE_KEY_SIZE],
     const struct gitcache_val *val, bool live)
 {
 	struct gitcache_slot *s = cache_find(c, key);
 
 	if (!s->used) {
 		s->used = true;
-		memcpy(s->key, key, 41);
+		memcpy(s->key, key, GITCACHE_KEY_SIZE);
 		c->n++;
 	}
 	if (live && !s->live)
@@ -1054,7 +1055,7 @@ cache_room(struct gitcache *c)
 }
 
 void
-gitcache_put(struct gitcache *c, const unsigned char key[41],
+gitcache_put(struct gitcache *c, const unsigned char key[GITCACHE_KEY_SIZE],
     const struct gitcache_val *val)
 {
 	gitcache_load(c);

@@ -23,6 +23,7 @@
 #include <stddef.h>
 
 #include "util/err.h"
+#include "util/oid.h"
 
 struct gitrepo;
 
@@ -49,7 +50,8 @@ size_t gitrepo_kept_hits(const struct gitrepo *r);
  * The commit a ref names ("refs/heads/stable"), peeled through tags and
  * symbolic refs.  ERR_NOTFOUND when the ref does not exist.
  */
-enum err gitrepo_ref(struct gitrepo *r, const char *name, char hex[41]);
+enum err gitrepo_ref(
+    struct gitrepo *r, const char *name, char hex[OID_HEX_SIZE]);
 
 /*
  * Point ref name at commit hex.  With old_hex NULL the update is forced;

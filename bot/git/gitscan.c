@@ -20,6 +20,7 @@
 #include "util/ascii.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/thread.h"
 #include "util/xalloc.h"
 
@@ -397,7 +398,8 @@ file_text(git_repository *repo, git_patch *p, struct buf *out)
  * made.
  */
 static int
-text_patchid(git_repository *repo, git_tree *old, git_tree *new, char hex[41])
+text_patchid(
+    git_repository *repo, git_tree *old, git_tree *new, char hex[OID_HEX_SIZE])
 {
 	git_diff_options dopt;
 	git_diff_find_options fopt;
@@ -434,7 +436,7 @@ text_patchid(git_repository *repo, git_tree *old, git_tree *new, char hex[41])
 /* The patch-id of co against its first parent, "" when git's and ours
  * could differ or there is none. */
 static enum err
-commit_patchid(git_repository *repo, git_commit *co, char hex[41])
+commit_patchid(git_repository *repo, git_commit *co, char hex[OID_HEX_SIZE])
 {
 	struct folders fs;
 	struct idsum is;
@@ -477,7 +479,7 @@ commit_patchid(git_repository *repo, git_commit *co, char hex[41])
 			rc = add_patchid(repo, old, new, "", &is);
 	}
 	if (rc == 0 && is.nfiles > 0 && !is.binary && !is.inexact)
-		git_oid_tostr(hex, 41, &is.sum);
+		git_oid_tostr(hex, OID_HEX_SIZE, &is.sum);
 	/* git prints a rename's "similarity index" (which its patch-id
 	 * hashes) from its own measure, libgit2 from another: such commits
 	 * are hashed from their text with git's number put in. */

@@ -13,9 +13,10 @@
 #include "bot/git/gitrepo.h"
 #include "util/arena.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 struct gitscan_commit {
-	char commit[41];
+	char commit[OID_HEX_SIZE];
 	const char *author_email;
 	const char *subject; /* the first paragraph on one line, as git
 	                        log's %s */
@@ -26,7 +27,7 @@ struct gitscan_commit {
 	 * --stable prints it; "" for merges, empty commits and commits with
 	 * binary files (git hashes abbreviated blob ids there, abbreviated
 	 * to a length that depends on the repository). */
-	char patch_id[41];
+	char patch_id[OID_HEX_SIZE];
 	/* From "Link: <url>/<msgid>[/...]" (the last path segment holding
 	 * an '@', percent-decoded) and "Message-ID: <msgid>" trailers,
 	 * without angle brackets; only those msgid_valid() accepts. */

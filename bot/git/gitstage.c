@@ -20,6 +20,7 @@
 #include "util/arena.h"
 #include "util/buf.h"
 #include "util/log.h"
+#include "util/oid.h"
 
 struct build {
 	struct gitrepo *r;
@@ -247,7 +248,7 @@ enum err
 gitstage_build(struct gitrepo *r, const char *base_hex,
     const struct gitstage_entry *e, size_t n, const struct gitstage_prev *prev,
     size_t nprev, const char *committer_name, const char *committer_email,
-    struct gitstage_result *res, char tip[41])
+    struct gitstage_result *res, char tip[OID_HEX_SIZE])
 {
 	struct build bd;
 	git_oid base;
@@ -271,7 +272,7 @@ gitstage_build(struct gitrepo *r, const char *base_hex,
 	if (err == ERR_OK)
 		err = gitpriv_persist(r, &bd.tip, 1);
 	if (err == ERR_OK)
-		git_oid_tostr(tip, 41, &bd.tip);
+		git_oid_tostr(tip, OID_HEX_SIZE, &bd.tip);
 	else
 		gitpriv_discard(r);
 	git_tree_free(bd.tree);

@@ -18,6 +18,7 @@
 #include "bot/git/gitapply.h"
 #include "bot/git/gitrepo.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 /* One patch of the queue, as the caller composed it. */
 struct gitstage_entry {
@@ -56,7 +57,7 @@ struct gitstage_result {
 	enum gitapply_how how;
 	long offset; /* GITAPPLY_OFFSET: the largest relocation, lines */
 	char reason[256]; /* CONFLICT and REFUSED: which file, which hunk */
-	char commit[41]; /* "" when the patch is left out of the build
+	char commit[OID_HEX_SIZE]; /* "" when the patch is left out of the build
 	                    (CONFLICT, REFUSED, EMPTY) */
 	bool reused; /* the previous build's commit, untouched */
 };
@@ -77,7 +78,7 @@ struct gitstage_result {
 enum err gitstage_build(struct gitrepo *r, const char *base_hex,
     const struct gitstage_entry *e, size_t n, const struct gitstage_prev *prev,
     size_t nprev, const char *committer_name, const char *committer_email,
-    struct gitstage_result *res, char tip[41]);
+    struct gitstage_result *res, char tip[OID_HEX_SIZE]);
 
 /*
  * Which of the n entries apply on base_hex, in order, each on what the

@@ -21,7 +21,7 @@
 struct notify {
 	struct store *st;
 	const struct config *conf;
-	struct template_mail *tpl[TEMPLATE_MAIL_NEVENTS];
+	struct template_mail *tpl[MODEL_NEVENTS]; /* by event, once loaded */
 };
 
 struct notify *
@@ -41,29 +41,27 @@ notify_free(struct notify *n)
 
 	if (n == NULL)
 		return;
-	for (i = 0; i < TEMPLATE_MAIL_NEVENTS; i++)
+	for (i = 0; i < MODEL_NEVENTS; i++)
 		template_mail_free(n->tpl[i]);
 	free(n);
 }
 
 static enum err
-load(struct notify *n, const char *event, struct template_mail **t)
+load(struct notify *n, enum model_event event, struct template_mail **t)
 {
-	size_t i;
+	const char *name = model_event_name(event);
 	enum err e;
 
-	for (i = 0; i < TEMPLATE_MAIL_NEVENTS && template_mail_events[i]; i++) {
-		if (strcmp(template_mail_events[i], event) != 0)
-			continue;
-		if (n->tpl[i] == NULL &&
-		    (e = template_mail_load(
-		         n->conf->templates, event, &n->tpl[i])) != ERR_OK)
-			return e;
-		*t = n->tpl[i];
-		return ERR_OK;
+	if (name == NULL || template_mail_names(name) == NULL) {
+		log_err("notify: %s: no such mail event", name ? name : "?");
+		return ERR_INTERNAL;
 	}
-	log_err("notify: %s: no such mail event", event);
-	return ERR_INTERNAL;
+	if (n->tpl[event] == NULL &&
+	    (e = template_mail_load(
+	         n->conf->templates, name, &n->tpl[event])) != ERR_OK)
+		return e;
+	*t = n->tpl[event];
+	return ERR_OK;
 }
 
 /* The ancestors a reply to this mail must name: its References (or
@@ -136,7 +134,7 @@ common(struct notify *n, struct template_data *d, const struct conf_project *p,
 }
 
 struct draft {
-	const char *event;
+	enum model_event event;
 	struct template_mail *tpl;
 	struct template_data *d;
 	struct mailout_addr *to, *cc;
@@ -161,8 +159,8 @@ queue(struct notify *n, struct arena *a, struct draft *dr)
 	(void)a;
 	e = template_mail_render(dr->tpl, dr->d, &subject, &body);
 	if (e == ERR_OK)
-		e = mailout_message_id(
-		    &mid, now, dr->event, n->conf->bot_address);
+		e = mailout_message_id(&mid, now, model_event_name(dr->event),
+		    n->conf->bot_address);
 	if (e == ERR_OK) {
 		memset(&m, 0, sizeof(m));
 		m.from_email = n->conf->bot_address;
@@ -176,7 +174,7 @@ queue(struct notify *n, struct arena *a, struct draft *dr)
 		m.in_reply_to = dr->parent;
 		m.references = dr->refs;
 		m.nreferences = dr->nrefs;
-		m.event = dr->event;
+		m.event = model_event_name(dr->event);
 		m.body = buf_cstr(&body);
 		m.body_len = body.n;
 		e = mailout_compose(&m, &msg, &rcpts);
@@ -186,7 +184,7 @@ queue(struct notify *n, struct arena *a, struct draft *dr)
 		o.event_id = dr->event_id;
 		o.contribution_id = dr->contribution;
 		o.patch_id = dr->patch;
-		o.kind = dr->event;
+		o.kind = model_event_name(dr->event);
 		o.message_id = buf_cstr(&mid);
 		o.in_reply_to = dr->parent;
 		o.rcpt = buf_cstr(&rcpts);
@@ -197,7 +195,8 @@ queue(struct notify *n, struct arena *a, struct draft *dr)
 		o.created = now;
 		e = store_outbox_add(n->st, &o, NULL);
 	} else if (e == ERR_NOTFOUND) {
-		log_warn("notify: %s mail has no recipient left", dr->event);
+		log_warn("notify: %s mail has no recipient left",
+		    model_event_name(dr->event));
 		e = ERR_OK;
 	}
 	buf_free(&subject);
@@ -267,10 +266,10 @@ recipients(struct notify *n, struct arena *a, const struct store_patch *p,
     const struct view_trailer *t, size_t nt, const struct conf_project *pr,
     struct draft *dr)
 {
-	bool conflict = strcmp(dr->event, "conflict") == 0;
+	bool conflict = dr->event == EVENT_CONFLICT;
 	size_t i, max = NOTIFY_MAX_RCPT;
 
-	if (strcmp(dr->event, "version-from-other-sender") == 0) {
+	if (dr->event == EVENT_VERSION_FROM_OTHER_SENDER) {
 		to_maintainers(n, a, pr, dr);
 		return;
 	}
@@ -312,7 +311,7 @@ patch_values(struct notify *n, struct arena *a, struct template_data *d,
 	template_data_set(d, "author_email", p->author_email);
 	template_data_set(d, "message_id", msg->msgid);
 	template_data_setf(d, "version", "%d", s->version);
-	template_data_set(d, "queue", p->queue);
+	template_data_set(d, "queue", model_queue_name(p->queue));
 	template_data_set(
 	    d, "link", archive_link(a, pr ? pr->archive : NULL, msg->msgid));
 	/* Stage, update and graduate mails of a project with a staging tree
@@ -323,7 +322,7 @@ patch_values(struct notify *n, struct arena *a, struct template_data *d,
 }
 
 enum err
-notify_patch(struct notify *n, const char *event, int64_t patch_id,
+notify_patch(struct notify *n, enum model_event event, int64_t patch_id,
     int64_t event_id, const char *actor, const struct notify_kv *kv, bool held)
 {
 	struct arena *a = arena_new();
@@ -387,7 +386,7 @@ notify_transcript(struct notify *n, int64_t msg_id, int64_t contribution_id,
 	enum err e;
 
 	memset(&dr, 0, sizeof(dr));
-	dr.event = "command-reply";
+	dr.event = EVENT_COMMAND_REPLY;
 	e = load(n, dr.event, &dr.tpl);
 	if (e == ERR_OK)
 		e = store_msg_get(n->st, a, msg_id, &msg);
@@ -460,7 +459,7 @@ notify_tree_conflict(struct notify *n, const struct notify_tree *t)
 	enum err e;
 
 	memset(&dr, 0, sizeof(dr));
-	dr.event = "tree-conflict";
+	dr.event = EVENT_TREE_CONFLICT;
 	e = load(n, dr.event, &dr.tpl);
 	if (e == ERR_OK && t->message_id) {
 		e = store_msg_get(n->st, a, t->message_id, &msg);

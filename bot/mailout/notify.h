@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "parsers/config.h"
+#include "parsers/model.h"
 #include "storage/store.h"
 #include "util/buf.h"
 
@@ -31,8 +32,9 @@ struct notify_kv {
  * contains the change.  version-from-other-sender goes to the project's
  * maintainers only.
  */
-enum err notify_patch(struct notify *n, const char *event, int64_t patch_id,
-    int64_t event_id, const char *actor, const struct notify_kv *kv, bool held);
+enum err notify_patch(struct notify *n, enum model_event event,
+    int64_t patch_id, int64_t event_id, const char *actor,
+    const struct notify_kv *kv, bool held);
 
 struct notify_line {
 	const char *line; /* the command as written */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parsers/model.h"
 #include "util/arena.h"
 #include "util/ascii.h"
 #include "util/esc.h"
@@ -653,10 +654,6 @@ template_render(
 
 /* ---- mail templates ---------------------------------------------------- */
 
-const char *const template_mail_events[TEMPLATE_MAIL_NEVENTS + 1] = { "staged",
-	"updated", "graduated", "merged", "dropped", "conflict", "test-failed",
-	"command-reply", "version-from-other-sender", "tree-conflict", NULL };
-
 /*
  * What every mail template may use.  Values the workflow does not know
  * (no status page configured, no archive link) are left empty.
@@ -694,20 +691,27 @@ static const char *const names_tree_conflict[] = { COMMON_NAMES, "tree",
 	"tree_url", "tree_branch", "commit", "base", "owner", "owner_name",
 	"against", "files", "files.file", "details", NULL };
 
-static const char *const *const mail_names[] = { names_staged, names_updated,
-	names_graduated, names_merged, names_dropped, names_conflict,
-	names_test_failed, names_command_reply, names_other_sender,
-	names_tree_conflict };
+/* The mail events (DESIGN.md §8), each with what its template may use;
+ * an event without a mail has none. */
+static const char *const *const mail_names[MODEL_NEVENTS] = {
+	[EVENT_STAGED] = names_staged,
+	[EVENT_UPDATED] = names_updated,
+	[EVENT_GRADUATED] = names_graduated,
+	[EVENT_MERGED] = names_merged,
+	[EVENT_DROPPED] = names_dropped,
+	[EVENT_CONFLICT] = names_conflict,
+	[EVENT_TEST_FAILED] = names_test_failed,
+	[EVENT_COMMAND_REPLY] = names_command_reply,
+	[EVENT_VERSION_FROM_OTHER_SENDER] = names_other_sender,
+	[EVENT_TREE_CONFLICT] = names_tree_conflict,
+};
 
 const char *const *
 template_mail_names(const char *event)
 {
-	size_t i;
+	enum model_event k;
 
-	for (i = 0; template_mail_events[i]; i++)
-		if (strcmp(template_mail_events[i], event) == 0)
-			return mail_names[i];
-	return NULL;
+	return model_event_parse(event, &k) ? mail_names[k] : NULL;
 }
 
 struct template_mail {

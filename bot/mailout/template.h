@@ -155,14 +155,11 @@ enum err template_render(
  *   message (what happened or why not)
  */
 
-/* The mail events, in DESIGN.md §8's order, NULL-terminated.  A new
- * event raises the count (the compiler refuses an initializer longer
- * than the array). */
-#define TEMPLATE_MAIL_NEVENTS 10
-extern const char *const template_mail_events[TEMPLATE_MAIL_NEVENTS + 1];
-
-/* The names a mail template for event may use (NULL-terminated), or NULL
- * when event is not one of template_mail_events. */
+/*
+ * The names a mail template for event may use (NULL-terminated), or NULL
+ * when event has no mail.  The mail events are the model's events
+ * (enum model_event, parsers/model.h) with a template, by their names.
+ */
 const char *const *template_mail_names(const char *event);
 
 /* A mail template: subject and body. */

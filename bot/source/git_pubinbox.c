@@ -57,6 +57,7 @@
 #include "util/fmap.h"
 #include "util/gitmsg.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/xalloc.h"
 
 /* Mails read between two openings of an epoch.  What libgit2 keeps per
@@ -924,7 +925,7 @@ git_pubinbox_epoch(const struct git_pubinbox *p, size_t i)
 }
 
 enum err
-git_pubinbox_head(struct git_pubinbox *p, size_t i, char hex[41])
+git_pubinbox_head(struct git_pubinbox *p, size_t i, char hex[OID_HEX_SIZE])
 {
 	git_repository *repo = NULL;
 	git_oid oid;
@@ -936,7 +937,7 @@ git_pubinbox_head(struct git_pubinbox *p, size_t i, char hex[41])
 		return e;
 	r = git_reference_name_to_id(&oid, repo, "HEAD");
 	if (r == 0)
-		git_oid_tostr(hex, 41, &oid);
+		git_oid_tostr(hex, OID_HEX_SIZE, &oid);
 	else if (r == GIT_EUNBORNBRANCH || r == GIT_ENOTFOUND)
 		e = ERR_NOTFOUND;
 	else

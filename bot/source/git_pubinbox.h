@@ -12,6 +12,7 @@
 
 #include "bot/source/source.h"
 #include "util/err.h"
+#include "util/oid.h"
 
 struct git_pubinbox;
 
@@ -46,7 +47,8 @@ int git_pubinbox_start(void);
 size_t git_pubinbox_nepochs(const struct git_pubinbox *p);
 unsigned long git_pubinbox_epoch(const struct git_pubinbox *p, size_t i);
 /* The head commit of epoch i; ERR_NOTFOUND when it has none yet. */
-enum err git_pubinbox_head(struct git_pubinbox *p, size_t i, char hex[41]);
+enum err git_pubinbox_head(
+    struct git_pubinbox *p, size_t i, char hex[OID_HEX_SIZE]);
 /*
  * Read epoch i alone, after commit after (hex; NULL: from its first
  * mail).  ERR_CONFLICT when after is not on the first-parent line of the

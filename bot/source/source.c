@@ -18,6 +18,7 @@
 #include "bot/source/source_maildir.h"
 #include "bot/source/source_mbox.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/xalloc.h"
 
 struct source {
@@ -209,7 +210,7 @@ source_epoch_num(const struct source *s, size_t i)
 }
 
 enum err
-source_epoch_head(struct source *s, size_t i, char hex[41])
+source_epoch_head(struct source *s, size_t i, char hex[OID_HEX_SIZE])
 {
 	return git_pubinbox_head(s->pubinbox, i, hex);
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "util/err.h"
+#include "util/oid.h"
 
 enum source_kind {
 	SOURCE_MBOX,
@@ -91,7 +92,7 @@ double source_progress(const struct source *s);
  */
 size_t source_epochs(const struct source *s);
 unsigned long source_epoch_num(const struct source *s, size_t i);
-enum err source_epoch_head(struct source *s, size_t i, char hex[41]);
+enum err source_epoch_head(struct source *s, size_t i, char hex[OID_HEX_SIZE]);
 enum err source_epoch_select(struct source *s, size_t i, const char *after);
 
 /*

@@ -16,6 +16,7 @@
 #include "storage/store_series.h"
 #include "storage/store_stage.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -65,10 +66,10 @@ load_positions(struct tplan *pl, bool *current)
 	enum err e;
 
 	e = store_stage_prev(
-	    pl->t->st, pl->a, pl->project_id, "stable", &b[0], &nb[0]);
+	    pl->t->st, pl->a, pl->project_id, QUEUE_STABLE, &b[0], &nb[0]);
 	if (e == ERR_OK)
 		e = store_stage_prev(pl->t->st, pl->a, pl->project_id,
-		    "unstable", &b[1], &nb[1]);
+		    QUEUE_UNSTABLE, &b[1], &nb[1]);
 	if (e == ERR_OK)
 		e = build_current(pl, b, nb, current);
 	if (e != ERR_OK || !*current)
@@ -82,7 +83,7 @@ load_positions(struct tplan *pl, bool *current)
 			e = load_position(pl, &b[part][i], &pl->pos[++pl->n]);
 		}
 	if (e == ERR_OK && pl->n > 0) {
-		char tree[41];
+		char tree[OID_HEX_SIZE];
 
 		/* The base: what the first built commit stands on. */
 		e = gitcheckout_info(

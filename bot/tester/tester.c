@@ -755,9 +755,11 @@ targets_checked(struct store *st, const struct config *conf,
 	enum err e = store_project_id(st, p->name, &project);
 
 	if (e == ERR_OK)
-		e = store_stage_prev(st, a, project, "stable", &b[0], &nb[0]);
+		e = store_stage_prev(
+		    st, a, project, QUEUE_STABLE, &b[0], &nb[0]);
 	if (e == ERR_OK)
-		e = store_stage_prev(st, a, project, "unstable", &b[1], &nb[1]);
+		e = store_stage_prev(
+		    st, a, project, QUEUE_UNSTABLE, &b[1], &nb[1]);
 	all = arena_zalloc(a, (nb[0] + nb[1] + 1) * sizeof(*all));
 	series = arena_zalloc(a, (nb[0] + nb[1] + 1) * sizeof(*series));
 	for (i = 0; i < nb[0] + nb[1] && e == ERR_OK; i++) {

@@ -17,6 +17,7 @@
 #include "storage/store_patch.h"
 #include "storage/store_test.h"
 #include "util/arena.h"
+#include "util/oid.h"
 
 struct tester {
 	struct store *st;
@@ -34,8 +35,8 @@ struct tpos {
 	struct store_patch row; /* zeroed for the base */
 	int64_t contribution;
 	const char *msgid; /* the patch's Message-ID */
-	char commit[41];
-	char tree[41];
+	char commit[OID_HEX_SIZE];
+	char tree[OID_HEX_SIZE];
 	struct store_test_run last; /* the latest result (id 0: none) */
 	bool has_prev; /* a result before last */
 	bool target;

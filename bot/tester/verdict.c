@@ -67,8 +67,8 @@ what(struct tplan *pl, size_t t)
 }
 
 static enum err
-event(struct tester *t, const struct tpos *p, int64_t now, const char *kind,
-    const char *detail, int64_t *id)
+event(struct tester *t, const struct tpos *p, int64_t now,
+    enum model_event kind, const char *detail, int64_t *id)
 {
 	struct store_event e;
 
@@ -108,7 +108,7 @@ check(struct tplan *pl, const struct tpos *p, const struct store_test_run *r,
 		pl->t->stats->checks++;
 	log_info("tester: %s: %s %.12s: %s: %s", pl->p->name, p->row.slug,
 	    p->commit, state, summary);
-	return event(pl->t, p, pl->now, "check",
+	return event(pl->t, p, pl->now, EVENT_CHECK,
 	    fmt(pl->a, "%s %s", TESTER_CONTEXT, state), NULL);
 }
 
@@ -187,9 +187,9 @@ drop(struct tplan *pl, struct tpos *p, int64_t *ev)
 {
 	enum err e;
 
-	p->row.state = "dropped";
-	p->row.reason = "failures";
-	p->row.queue = NULL;
+	p->row.state = STATE_DROPPED;
+	p->row.reason = REASON_FAILURES;
+	p->row.queue = QUEUE_NONE;
 	p->row.queue_pos = 0;
 	p->row.conflict = false;
 	if ((e = store_patch_update(pl->t->st, &p->row)) != ERR_OK)
@@ -201,14 +201,15 @@ drop(struct tplan *pl, struct tpos *p, int64_t *ev)
 	if (pl->t->stats)
 		pl->t->stats->dropped++;
 	log_info("tester: %s: %s dropped (failures)", pl->p->name, p->row.slug);
-	return event(pl->t, p, pl->now, "dropped", "failures", ev);
+	return event(pl->t, p, pl->now, EVENT_DROPPED,
+	    model_reason_name(REASON_FAILURES), ev);
 }
 
 enum err
 verdict_blame(struct tplan *pl, size_t k, size_t t, bool *dropped)
 {
 	struct tpos *c = &pl->pos[k];
-	const char *queue = c->row.queue, *summary;
+	const char *queue = model_queue_name(c->row.queue), *summary;
 	bool done = false, dropping;
 	int64_t ev = 0;
 	int bisect = 0;
@@ -244,11 +245,13 @@ verdict_blame(struct tplan *pl, size_t k, size_t t, bool *dropped)
 			{ "commit", c->commit }, { "summary", summary },
 			{ "log", log_tail(pl, c->last.id) }, { "queue", queue },
 			{ "base", pl->pos[0].commit },
-			{ "reason", dropping ? "failures" : NULL },
+			{ "reason",
+			    dropping ? model_reason_name(REASON_FAILURES)
+			             : NULL },
 			{ NULL, NULL } };
 
-		e = notify_patch(
-		    pl->t->nt, "test-failed", c->row.id, ev, NULL, kv, false);
+		e = notify_patch(pl->t->nt, EVENT_TEST_FAILED, c->row.id, ev,
+		    NULL, kv, false);
 	}
 	*dropped = dropping;
 	return e;
@@ -296,7 +299,7 @@ verdict_flaky(struct tester *t, const struct store_test_run *run)
 		t->stats->flaky++;
 	}
 	log_warn("tester: %s %.12s: %s", p.row.slug, run->commit, k.summary);
-	e = event(t, &p, k.time, "check", TESTER_CONTEXT " warning", NULL);
+	e = event(t, &p, k.time, EVENT_CHECK, TESTER_CONTEXT " warning", NULL);
 out:
 	arena_free(a);
 	return e;
@@ -337,7 +340,7 @@ verdict_not_run(struct tester *t, const struct store_test_run *run,
 		goto out;
 	if (t->stats)
 		t->stats->checks++;
-	e = event(t, &p, k.time, "check", TESTER_CONTEXT " warning", NULL);
+	e = event(t, &p, k.time, EVENT_CHECK, TESTER_CONTEXT " warning", NULL);
 out:
 	arena_free(a);
 	return e;

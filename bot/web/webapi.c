@@ -238,7 +238,7 @@ webapi_events(struct web *w, struct store *st, const struct web_req *rq,
 		else
 			json_null(&j);
 		json_key(&j, "kind");
-		json_str(&j, ev[i].kind);
+		json_str(&j, model_event_name(ev[i].kind));
 		json_key(&j, "contribution");
 		if (ev[i].contribution_id)
 			json_int(&j, ev[i].contribution_id);
@@ -335,15 +335,16 @@ entry_data(struct web *w, struct arena *a, struct template_data *ed,
 	else
 		template_data_setf(
 		    ed, "entry_id", "urn:patchyard:event:%" PRId64, e->id);
-	template_data_setf(ed, "entry_title", "%s: %s", e->kind,
-	    e->patch_title && strcmp(e->kind, "posted") != 0 ? e->patch_title
-	                                                     : e->title);
+	template_data_setf(ed, "entry_title", "%s: %s",
+	    model_event_name(e->kind),
+	    e->patch_title && e->kind != EVENT_POSTED ? e->patch_title
+	                                              : e->title);
 	template_data_set(ed, "author", e->actor ? e->actor : "patchyard");
 	snprintf(path, sizeof(path), "c/%" PRId64, e->contribution_id);
 	template_data_set(ed, "url",
 	    rq->static_site ? web_link(a, rq, path, true)
 	                    : web_abs(w, a, rq, path));
-	buf_addf(&b, "%s", e->kind);
+	buf_addf(&b, "%s", model_event_name(e->kind));
 	if (e->slug)
 		buf_addf(&b, " %s", e->slug);
 	if (e->detail)

@@ -12,14 +12,12 @@
 #include "bot/web/webpriv.h"
 #include "bot/workflow/show.h"
 #include "parsers/mail.h"
+#include "parsers/model.h"
 #include "storage/store_msg.h"
 #include "storage/store_read.h"
 #include "storage/store_tree.h"
 #include "util/esc.h"
 #include "util/log.h"
-
-static const char *const states[] = { "new", "staged", "merged", "dropped",
-	"superseded", "changes-requested", "rejected", "partial", NULL };
 
 /* What every page's head and foot use. */
 static void
@@ -102,7 +100,7 @@ summary_data(struct template_data *r, struct arena *a,
 	template_data_set(r, "url", web_link(a, rq, path, true));
 	template_data_setf(r, "id", "%" PRId64, s->id);
 	template_data_set(r, "title", s->title);
-	template_data_set(r, "state", s->state);
+	template_data_set(r, "state", model_state_name(s->state));
 	template_data_setf(r, "version", "%d", s->version);
 	template_data_setf(r, "received", "%d", s->patch_count);
 	template_data_setf(r, "expected", "%d", s->expected);
@@ -161,10 +159,12 @@ form_data(struct web *w, struct store *st, struct arena *a,
 	const char **projects = NULL;
 	size_t n = 0, i;
 
-	for (i = 0; states[i]; i++) {
+	for (i = 0; i < MODEL_NSTATES; i++) {
+		const char *state = model_state_name(i);
+
 		o = template_data_add(form, "states");
-		template_data_set(o, "value", states[i]);
-		if (f->state && strcmp(f->state, states[i]) == 0)
+		template_data_set(o, "value", state);
+		if (f->state && strcmp(f->state, state) == 0)
 			template_data_set(o, "selected", "1");
 	}
 	if (store_web_projects(st, a, &projects, &n) == ERR_OK && n > 1) {
@@ -402,7 +402,7 @@ series_data(struct web *w, struct store *st, struct arena *a,
 	size_t i;
 
 	template_data_setf(sd, "version", "%d", s->version);
-	template_data_set(sd, "state", s->state);
+	template_data_set(sd, "state", model_state_name(s->state));
 	template_data_setf(sd, "received", "%d", s->received);
 	template_data_setf(sd, "expected", "%d", s->expected);
 	if (s->complete)
@@ -424,9 +424,9 @@ series_data(struct web *w, struct store *st, struct arena *a,
 		template_data_set(pd, "ptitle", p->title);
 		template_data_set(pd, "archive_url",
 		    web_archive(a, w->conf, c->project, p->message_id));
-		template_data_set(pd, "pstate", p->state);
-		template_data_set(pd, "queue", p->queue);
-		template_data_set(pd, "reason", p->reason);
+		template_data_set(pd, "pstate", model_state_name(p->state));
+		template_data_set(pd, "queue", model_queue_name(p->queue));
+		template_data_set(pd, "reason", model_reason_name(p->reason));
 		if (p->conflict)
 			template_data_set(pd, "conflict", "1");
 		if (strcmp(p->author_email, s->submitter_email) != 0)
@@ -491,7 +491,7 @@ history_data(struct web *w, struct arena *a, struct template_data *d,
 		struct template_data *ed = template_data_add(d, "events");
 
 		web_when(ed, "time", e->time, rq);
-		template_data_set(ed, "kind", e->kind);
+		template_data_set(ed, "kind", model_event_name(e->kind));
 		template_data_set(ed, "slug", e->slug);
 		template_data_set(ed, "actor", e->actor);
 		template_data_set(ed, "detail", e->detail);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bot/web/webpriv.h"
+#include "parsers/model.h"
 #include "parsers/msgid.h"
 #include "util/ascii.h"
 #include "util/timeutil.h"
@@ -119,25 +120,21 @@ count_arg(const char *s, size_t max, size_t *out)
 	return true;
 }
 
-static const char *const states[] = { "new", "staged", "merged", "dropped",
-	"superseded", "changes-requested", "rejected", "partial", NULL };
-
 bool
 web_filter(struct arena *a, const struct web_req *rq, struct store_filter *f,
     size_t *page, size_t per_page_default, const char **why)
 {
 	const char *v;
-	size_t per_page = per_page_default, i;
+	size_t per_page = per_page_default;
+	enum model_state st;
 
 	(void)a;
 	memset(f, 0, sizeof(*f));
 	*page = 1;
 	if ((v = rq->arg(rq->cls, "state")) && *v) {
-		for (i = 0; states[i] && strcmp(states[i], v) != 0; i++)
-			;
-		if (states[i] == NULL)
+		if (!model_state_parse(v, &st))
 			return *why = "state: not a state", false;
-		f->state = states[i];
+		f->state = model_state_name(st);
 	}
 	if ((v = rq->arg(rq->cls, "project")) && *v)
 		f->project = v;

@@ -27,6 +27,7 @@
 #include "storage/store_series.h"
 #include "storage/store_stage.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 #include "util/utf8.h"
 #include "util/xalloc.h"
@@ -85,8 +86,8 @@ load(struct forwarder *fw, struct fpatch **out, size_t *n)
 {
 	struct store_build *b = NULL;
 	size_t nb = 0, i;
-	enum err e =
-	    store_stage_prev(fw->st, fw->a, fw->project_id, "stable", &b, &nb);
+	enum err e = store_stage_prev(
+	    fw->st, fw->a, fw->project_id, QUEUE_STABLE, &b, &nb);
 
 	*n = 0;
 	*out = arena_zalloc(fw->a, (nb ? nb : 1) * sizeof(**out));
@@ -96,8 +97,8 @@ load(struct forwarder *fw, struct fpatch **out, size_t *n)
 		struct store_forward last;
 
 		e = store_patch_get(fw->st, fw->a, b[i].patch_id, &f->row);
-		if (e != ERR_OK || strcmp(f->row.state, "staged") != 0 ||
-		    f->row.queue == NULL || strcmp(f->row.queue, "stable") != 0)
+		if (e != ERR_OK || f->row.state != STATE_STAGED ||
+		    f->row.queue != QUEUE_STABLE)
 			continue;
 		if (b[i].commit == NULL) {
 			report(fw,
@@ -263,8 +264,8 @@ send_mail(struct forwarder *fw, struct fmail *m)
 		cc[ncc].name = m->patch->author_name;
 		cc[ncc++].email = m->patch->author_email;
 	}
-	e = mailout_message_id(
-	    &mid, fw->now, "forwarded", fw->conf->bot_address);
+	e = mailout_message_id(&mid, fw->now, model_event_name(EVENT_FORWARDED),
+	    fw->conf->bot_address);
 	if (e == ERR_OK &&
 	    snprintf(m->msgid, sizeof(m->msgid), "%s", buf_cstr(&mid)) >=
 	        (int)sizeof(m->msgid))
@@ -283,7 +284,7 @@ send_mail(struct forwarder *fw, struct fmail *m)
 		mm.references = m->parent ? &m->parent : NULL;
 		mm.nreferences = m->parent ? 1 : 0;
 		mm.keep_subject = true;
-		mm.event = "forwarded";
+		mm.event = model_event_name(EVENT_FORWARDED);
 		mm.body = buf_cstr(&m->body);
 		mm.body_len = m->body.n;
 		e = mailout_compose(&mm, &msg, &rcpts);
@@ -295,7 +296,7 @@ send_mail(struct forwarder *fw, struct fmail *m)
 		memset(&o, 0, sizeof(o));
 		o.contribution_id = m->contribution;
 		o.patch_id = m->patch ? m->patch->id : 0;
-		o.kind = "forwarded";
+		o.kind = model_event_name(EVENT_FORWARDED);
 		o.message_id = m->msgid;
 		o.in_reply_to = m->parent;
 		o.rcpt = buf_cstr(&rcpts);
@@ -329,7 +330,7 @@ record(struct forwarder *fw, const struct fpatch *f, const char *msgid,
 		return ERR_OK;
 	memset(&ev, 0, sizeof(ev));
 	ev.time = fw->now;
-	ev.kind = "forwarded";
+	ev.kind = EVENT_FORWARDED;
 	ev.contribution_id = f->contribution;
 	ev.series_id = f->row.series_id;
 	ev.patch_id = f->row.id;
@@ -534,7 +535,7 @@ pull_text(
 {
 	struct gitlog_commit *c = NULL;
 	struct buf diff = BUF_INIT, stat = BUF_INIT;
-	char mb[41];
+	char mb[OID_HEX_SIZE];
 	size_t n = 0;
 	enum err e = gitlog_merge_base(fw->r, fw->base, tip, mb);
 
@@ -571,7 +572,7 @@ forward_pull(struct forwarder *fw, struct fpatch *f, size_t n, size_t *sent)
 {
 	struct fmail m;
 	struct buf greeting = BUF_INIT;
-	char tip[41], there[41], subject[300];
+	char tip[OID_HEX_SIZE], there[OID_HEX_SIZE], subject[300];
 	size_t i;
 	enum err e;
 

@@ -187,8 +187,8 @@ mail_time(const struct ingest *in, const struct mail *m)
 }
 
 static enum err
-event(struct ingest *in, const char *kind, int64_t contribution, int64_t series,
-    int64_t patch, int64_t msg, const char *detail)
+event(struct ingest *in, enum model_event kind, int64_t contribution,
+    int64_t series, int64_t patch, int64_t msg, const char *detail)
 {
 	struct store_event e;
 
@@ -550,7 +550,7 @@ other_sender(struct ingest *in, const struct store_patch *p,
 
 	memset(&ev, 0, sizeof(ev));
 	ev.time = in->now;
-	ev.kind = "version-from-other-sender";
+	ev.kind = EVENT_VERSION_FROM_OTHER_SENDER;
 	ev.contribution_id = s->contribution_id;
 	ev.series_id = s->id;
 	ev.patch_id = p->id;
@@ -573,8 +573,8 @@ other_sender(struct ingest *in, const struct store_patch *p,
 	kv[5] = (struct notify_kv){ NULL, NULL };
 	if (in->nt == NULL)
 		in->nt = notify_new(in->st, in->conf);
-	return notify_patch(
-	    in->nt, "version-from-other-sender", o->id, ev_id, NULL, kv, false);
+	return notify_patch(in->nt, EVENT_VERSION_FROM_OTHER_SENDER, o->id,
+	    ev_id, NULL, kv, false);
 }
 
 /*
@@ -599,13 +599,12 @@ succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
 		return e;
 	p->predecessor_id = pred_id;
 	p->slug = o.slug;
-	if (strcmp(o.state, "new") == 0 ||
-	    strcmp(o.state, "changes-requested") == 0) {
+	if (o.state == STATE_NEW || o.state == STATE_CHANGES_REQUESTED) {
 		if ((e = judge_successor(in, p, &o, false, &why, &sender)))
 			return e;
 		if (why == NULL) {
-			o.state = "superseded";
-			e = event(in, "superseded", s->contribution_id,
+			o.state = STATE_SUPERSEDED;
+			e = event(in, EVENT_SUPERSEDED, s->contribution_id,
 			    o.series_id, o.id, 0, NULL);
 			if (e == ERR_OK)
 				e = store_patch_update(in->st, &o);
@@ -622,7 +621,7 @@ succeed(struct ingest *in, struct store_patch *p, int64_t pred_id,
 		return ERR_OK;
 	if (e != ERR_OK || qid == p->id ||
 	    (e = store_patch_get(in->st, in->a, qid, &q)) != ERR_OK ||
-	    strcmp(q.state, "staged") != 0)
+	    q.state != STATE_STAGED)
 		return e;
 	if ((e = judge_successor(in, p, &q, true, &why, &sender)) != ERR_OK)
 		return e;
@@ -806,13 +805,13 @@ link_series(struct ingest *in, int64_t series_id, const struct mail *m)
 		e = supersede_older(in, &s);
 	if (e == ERR_OK)
 		e = event(
-		    in, "linked", contribution, s.id, 0, s.first_id, NULL);
+		    in, EVENT_LINKED, contribution, s.id, 0, s.first_id, NULL);
 	/* Linked by Supersedes:, change-id or threading to another
 	 * person's posting: recorded as such. */
 	if (e == ERR_OK &&
 	    !trust_same_person(in->conf, s.submitter_email, o.submitter_email))
-		e = event(in, "version-from-other-sender", contribution, s.id,
-		    0, s.first_id,
+		e = event(in, EVENT_VERSION_FROM_OTHER_SENDER, contribution,
+		    s.id, 0, s.first_id,
 		    arena_printf(in->a, "v%d from %s; v%d from %s", s.version,
 		        s.submitter_email, o.version, o.submitter_email));
 	return e;
@@ -852,7 +851,7 @@ new_series(struct ingest *in, const struct mail *m, int64_t project,
 	 * when things were posted. */
 	memset(&ev, 0, sizeof(ev));
 	ev.time = s.date;
-	ev.kind = "posted";
+	ev.kind = EVENT_POSTED;
 	ev.contribution_id = s.contribution_id;
 	ev.series_id = *id;
 	ev.message_id = msg_id;
@@ -927,7 +926,7 @@ patch_row(struct ingest *in, const struct mail *m, int64_t project,
 		buf_addf(&files, "%s%s", i ? "\n" : "", pt->files[i]);
 	p->files = arena_strdup(in->a, buf_cstr(&files));
 	buf_free(&files);
-	p->state = "new";
+	p->state = STATE_NEW;
 	if (old) {
 		/* A copy sent again is the same patch: its slug (its place,
 		 * if it may take it, follows in resend_copy()). */
@@ -1026,7 +1025,7 @@ resend_copy(struct ingest *in, struct store_patch *p,
 	const char *why, *sender;
 	enum err e;
 
-	if (strcmp(o->state, "staged") != 0 || p->patch_id == NULL ||
+	if (o->state != STATE_STAGED || p->patch_id == NULL ||
 	    o->patch_id == NULL || strcmp(p->patch_id, o->patch_id) != 0)
 		return succeed(in, p, o->id, s);
 	if ((e = judge_successor(in, p, o, true, &why, &sender)) != ERR_OK)
@@ -1038,20 +1037,20 @@ resend_copy(struct ingest *in, struct store_patch *p,
 			return e;
 		return other_sender(in, p, o, s, why, sender);
 	}
-	p->state = "staged";
+	p->state = STATE_STAGED;
 	p->queue = o->queue;
 	p->queue_pos = o->queue_pos;
 	p->queued_at = o->queued_at;
 	p->conflict = o->conflict;
-	q.state = "superseded";
-	q.queue = NULL;
+	q.state = STATE_SUPERSEDED;
+	q.queue = QUEUE_NONE;
 	q.queue_pos = 0;
 	if ((e = store_patch_update(in->st, &q)) != ERR_OK ||
 	    (e = store_patch_update(in->st, p)) != ERR_OK ||
 	    (e = store_patch_trailer_carry(in->st, o->id, p->id)) != ERR_OK)
 		return e;
-	return event(in, "superseded", s->contribution_id, o->series_id, o->id,
-	    p->message_id, "sent again");
+	return event(in, EVENT_SUPERSEDED, s->contribution_id, o->series_id,
+	    o->id, p->message_id, "sent again");
 }
 
 /*

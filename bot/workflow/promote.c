@@ -193,13 +193,12 @@ judge_trailers(struct judge *j, const struct conf_promote *pol, struct work *w)
 static enum err
 judge_changes(struct judge *j, struct work *w)
 {
-	const char *mark = NULL;
-	enum err e =
-	    store_promote_mark(j->st, j->a, w->p.id, w->p.queued_at, &mark);
+	enum model_state mark = STATE_NEW;
+	enum err e = store_promote_mark(j->st, w->p.id, w->p.queued_at, &mark);
 
 	if (e == ERR_NOTFOUND)
 		return ERR_OK;
-	if (e == ERR_OK && mark && strcmp(mark, "changes-requested") == 0)
+	if (e == ERR_OK && mark == STATE_CHANGES_REQUESTED)
 		hold(w, PROMOTE_CHANGES, "changes (requested since staged)");
 	return e;
 }
@@ -276,8 +275,7 @@ plan_project(struct judge *j, const struct conf_project *p,
 		w = xcalloc(nids ? nids : 1, sizeof(*w));
 	for (i = 0; i < nids && e == ERR_OK; i++) {
 		e = store_patch_get(j->st, j->a, ids[i], &w[nw].p);
-		if (e != ERR_OK || w[nw].p.queue == NULL ||
-		    strcmp(w[nw].p.queue, "unstable") != 0)
+		if (e != ERR_OK || w[nw].p.queue != QUEUE_UNSTABLE)
 			continue;
 		e = judge_one(j, p->name, &w[nw++]);
 	}

@@ -129,11 +129,11 @@ show_json_patch(struct json *j, const struct view_patch *p)
 	json_key(j, "slug");
 	json_str(j, p->slug);
 	json_key(j, "state");
-	json_str(j, p->state);
+	json_str(j, model_state_name(p->state));
 	json_key(j, "queue");
-	json_str(j, p->queue);
+	json_str(j, model_queue_name(p->queue));
 	json_key(j, "reason");
-	json_str(j, p->reason);
+	json_str(j, model_reason_name(p->reason));
 	json_key(j, "conflict");
 	json_bool(j, p->conflict);
 	json_key(j, "patch_id");
@@ -193,7 +193,7 @@ json_series(struct json *j, const struct view_series *s)
 	json_key(j, "complete");
 	json_bool(j, s->complete);
 	json_key(j, "state");
-	json_str(j, s->state);
+	json_str(j, model_state_name(s->state));
 	json_patches(j, s);
 	json_obj_end(j);
 }
@@ -216,7 +216,7 @@ json_events(struct json *j, const struct view_contrib *c)
 		else
 			json_null(j);
 		json_key(j, "kind");
-		json_str(j, e->kind);
+		json_str(j, model_event_name(e->kind));
 		json_key(j, "actor");
 		json_str(j, e->actor);
 		json_key(j, "detail");
@@ -345,7 +345,7 @@ show_json_contrib_fields(
 	json_key(j, "title");
 	json_str(j, n ? n->title : NULL);
 	json_key(j, "state");
-	json_str(j, store_read_state(c));
+	json_str(j, model_state_name(store_read_state(c)));
 	json_person(j, "submitter", n ? n->submitter_name : NULL,
 	    n ? n->submitter_email : NULL);
 	json_key(j, "version");
@@ -379,7 +379,7 @@ text_line(const struct view_contrib *c)
 	log_quote(who, sizeof(who), n ? n->submitter_email : "",
 	    n ? strlen(n->submitter_email) : 0);
 	printf("%6" PRId64 "  %-17s v%-2d %2zu/%-2d  %s  <%s>\n", c->id,
-	    store_read_state(c), n ? n->version : 0,
+	    model_state_name(store_read_state(c)), n ? n->version : 0,
 	    n ? (size_t)n->received : 0, n ? n->expected : 0, q, who);
 }
 
@@ -402,8 +402,9 @@ summary_line(const struct store_summary *s)
 		art[0] = '\0';
 	printf("%6" PRId64 "  %-17s v%-2d %2d/%-2d  %-10s  %-10s  %-8s %-7s  "
 	       "%s  <%s>\n",
-	    s->id, s->state, s->version, s->patch_count, s->expected, posted,
-	    last, art, s->test_state ? s->test_state : "-", q, who);
+	    s->id, model_state_name(s->state), s->version, s->patch_count,
+	    s->expected, posted, last, art, s->test_state ? s->test_state : "-",
+	    q, who);
 }
 
 int
@@ -456,13 +457,14 @@ show_list(struct store *st, const struct store_filter *f, bool json)
 static void
 text_patch(const struct view_patch *p)
 {
+	const char *queue = model_queue_name(p->queue);
 	char q[160];
 	size_t i;
 
 	log_quote(q, sizeof(q), p->title, strlen(p->title));
-	printf("    %2d  %-12s %s%s%s  %s\n", p->number, p->state,
-	    p->queue ? "(" : "", p->queue ? p->queue : "", p->queue ? ") " : "",
-	    q);
+	printf("    %2d  %-12s %s%s%s  %s\n", p->number,
+	    model_state_name(p->state), queue ? "(" : "", queue ? queue : "",
+	    queue ? ") " : "", q);
 	printf("        %s  patch-id %s\n", p->slug,
 	    p->patch_id ? p->patch_id : "-");
 	if (p->msgid_reused)
@@ -538,7 +540,8 @@ text_contrib(const struct view_contrib *c)
 
 		log_quote(q, sizeof(q), s->message_id, strlen(s->message_id));
 		printf("  v%d  %d/%d%s  %s  <%s>\n", s->version, s->received,
-		    s->expected, s->complete ? "" : " incomplete", s->state, q);
+		    s->expected, s->complete ? "" : " incomplete",
+		    model_state_name(s->state), q);
 		for (k = 0; k < s->npatches; k++)
 			text_patch(&s->patches[k]);
 	}
@@ -550,7 +553,7 @@ text_contrib(const struct view_contrib *c)
 			when[0] = '\0';
 		log_quote(q, sizeof(q), e->detail ? e->detail : "",
 		    e->detail ? strlen(e->detail) : 0);
-		printf("  %s  %s %s %s\n", when, e->kind,
+		printf("  %s  %s %s %s\n", when, model_event_name(e->kind),
 		    e->slug ? e->slug : "", q);
 	}
 }

@@ -35,6 +35,7 @@
 #include "storage/store_series.h"
 #include "storage/store_stage.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
@@ -48,12 +49,12 @@ struct stager {
 	struct arena *a;
 	int64_t now;
 	char upref[320];
-	char base[41];
+	char base[OID_HEX_SIZE];
 	struct buf *report; /* what a forward did, for the command line */
 	/* A forward's dry run: build, forward without sending, keep
 	 * nothing (no ref moves, no push; the caller rolls back). */
 	bool dry_run;
-	char tip_s[41]; /* the stable branch this build made */
+	char tip_s[OID_HEX_SIZE]; /* the stable branch this build made */
 };
 
 /* One queued patch, composed for the build and the quilt export. */
@@ -64,7 +65,7 @@ struct qpatch {
 	struct buf diff; /* its diff, folded fix-ups appended */
 	struct buf text; /* the quilt file */
 	const char *date;
-	char key[41];
+	char key[OID_HEX_SIZE];
 	const char **fixups; /* folded fix-ups' diffs, in order */
 	size_t *fixup_len;
 	size_t nfixups;
@@ -79,7 +80,7 @@ struct tbuild {
 	bool conflict;
 	bool missing; /* its commit is not in the repository */
 	bool fetched; /* by load_trees(), just now */
-	char tip[41]; /* the unstable base just after its merge */
+	char tip[OID_HEX_SIZE]; /* the unstable base just after its merge */
 	struct buf files; /* conflicting paths, one a line */
 	const char *against; /* the slug of the patch it broke */
 	const char *details;
@@ -87,7 +88,7 @@ struct tbuild {
 };
 
 static enum err
-event(struct stager *s, const char *kind, const struct qpatch *q,
+event(struct stager *s, enum model_event kind, const struct qpatch *q,
     const char *detail, int64_t *id)
 {
 	struct store_event e;
@@ -322,8 +323,9 @@ entry_of(const struct qpatch *q, struct gitstage_entry *e)
 
 /* Build one branch: entries q[0..n) on base, reusing the last build. */
 static enum err
-build_branch(struct stager *s, const char *branch, const char *base,
-    struct qpatch *q, size_t n, struct gitstage_result *res, char tip[41])
+build_branch(struct stager *s, enum model_queue branch, const char *base,
+    struct qpatch *q, size_t n, struct gitstage_result *res,
+    char tip[OID_HEX_SIZE])
 {
 	struct gitstage_entry *ents = xcalloc(n ? n : 1, sizeof(*ents));
 	struct gitstage_prev *prev = NULL;
@@ -378,7 +380,7 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 			q->row.conflict = false;
 			e = store_patch_update(s->st, &q->row);
 			if (e == ERR_OK)
-				e = event(s, "resolved", q, NULL, NULL);
+				e = event(s, EVENT_RESOLVED, q, NULL, NULL);
 		}
 		if (e == ERR_OK && pushed)
 			e = store_outbox_release(s->st, q->row.id, NULL);
@@ -389,27 +391,30 @@ judge(struct stager *s, struct qpatch *q, const struct gitstage_result *r,
 	q->row.conflict = true;
 	e = store_outbox_cancel(s->st, q->row.id);
 	if (e == ERR_OK && s->conf->stage_on_conflict == CONF_CONFLICT_DROP) {
-		struct notify_kv kv[] = { { "reason", "conflict" },
-			{ "queue", q->row.queue }, { NULL, NULL } };
+		struct notify_kv kv[] = {
+			{ "reason", model_reason_name(REASON_CONFLICT) },
+			{ "queue", model_queue_name(q->row.queue) },
+			{ NULL, NULL }
+		};
 
-		q->row.state = "dropped";
-		q->row.reason = "conflict";
-		q->row.queue = NULL;
+		q->row.state = STATE_DROPPED;
+		q->row.reason = REASON_CONFLICT;
+		q->row.queue = QUEUE_NONE;
 		q->row.queue_pos = 0;
 		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
-			e = event(s, "dropped", q, r->reason, &ev);
+			e = event(s, EVENT_DROPPED, q, r->reason, &ev);
 		if (e == ERR_OK)
-			e = notify_patch(
-			    s->nt, "dropped", q->row.id, ev, NULL, kv, false);
+			e = notify_patch(s->nt, EVENT_DROPPED, q->row.id, ev,
+			    NULL, kv, false);
 	} else if (e == ERR_OK) {
 		struct notify_kv kv[] = { { "base", s->base },
 			{ "details", r->reason }, { NULL, NULL } };
 
 		if ((e = store_patch_update(s->st, &q->row)) == ERR_OK)
-			e = event(s, "conflict", q, r->reason, &ev);
+			e = event(s, EVENT_CONFLICT, q, r->reason, &ev);
 		if (e == ERR_OK)
-			e = notify_patch(
-			    s->nt, "conflict", q->row.id, ev, NULL, kv, false);
+			e = notify_patch(s->nt, EVENT_CONFLICT, q->row.id, ev,
+			    NULL, kv, false);
 	}
 	return e;
 }
@@ -421,7 +426,7 @@ export_quilt(struct stager *s, struct qpatch *q, size_t n, size_t nstable,
     const struct tbuild *tb, size_t ntb)
 {
 	struct gitquilt_patch *qp = xcalloc(n + ntb + 1, sizeof(*qp));
-	char tip[41];
+	char tip[OID_HEX_SIZE];
 	bool changed;
 	size_t i, k = 0;
 	enum err e;
@@ -432,13 +437,13 @@ export_quilt(struct stager *s, struct qpatch *q, size_t n, size_t nstable,
 		for (t = 0; i == nstable && t < ntb; t++) {
 			if (!tb[t].in)
 				continue;
-			qp[k].queue = "unstable";
+			qp[k].queue = model_queue_name(QUEUE_UNSTABLE);
 			qp[k++].comment = arena_strdup(s->a, tb[t].line);
 		}
 		if (i == n)
 			break;
 		qp[k].slug = q[i].row.slug;
-		qp[k].queue = q[i].row.queue;
+		qp[k].queue = model_queue_name(q[i].row.queue);
 		qp[k].text = buf_cstr(&q[i].text);
 		qp[k++].len = q[i].text.n;
 	}
@@ -537,7 +542,7 @@ free_trees(struct tbuild *tb, size_t n)
  */
 static enum err
 merge_trees(struct stager *s, struct tbuild *tb, size_t n, const char *tip,
-    char top[41])
+    char top[OID_HEX_SIZE])
 {
 	size_t i;
 	enum err e = ERR_OK;
@@ -545,7 +550,7 @@ merge_trees(struct stager *s, struct tbuild *tb, size_t n, const char *tip,
 	snprintf(top, 41, "%s", tip);
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		struct tbuild *t = &tb[i];
-		char out[41];
+		char out[OID_HEX_SIZE];
 
 		t->in = t->upstream = t->missing = false;
 		if (!t->skip)
@@ -668,7 +673,7 @@ report_tree(
 			contribution = q[i].contribution;
 	memset(&ev, 0, sizeof(ev));
 	ev.time = s->now;
-	ev.kind = "tree-conflict";
+	ev.kind = EVENT_TREE_CONFLICT;
 	ev.contribution_id = contribution;
 	ev.message_id = t->t.message_id;
 	ev.detail = t->t.last_error;
@@ -776,7 +781,7 @@ rebuild_project(struct stager *s)
 	struct qpatch *q = NULL;
 	struct gitstage_result *res = NULL;
 	struct tbuild *tb = NULL;
-	char tip_s[41], tip_m[41], tip_u[41];
+	char tip_s[OID_HEX_SIZE], tip_m[OID_HEX_SIZE], tip_u[OID_HEX_SIZE];
 	bool pushed = false, again = true;
 	enum err e = base_commit(s);
 
@@ -788,11 +793,12 @@ rebuild_project(struct stager *s)
 	}
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		e = compose(s, ids[i], &q[i]);
-		if (e == ERR_OK && strcmp(q[i].row.queue, "stable") == 0)
+		if (e == ERR_OK && q[i].row.queue == QUEUE_STABLE)
 			nstable = i + 1;
 	}
 	if (e == ERR_OK)
-		e = build_branch(s, "stable", s->base, q, nstable, res, tip_s);
+		e = build_branch(
+		    s, QUEUE_STABLE, s->base, q, nstable, res, tip_s);
 	if (e == ERR_OK)
 		e = load_trees(s, &tb, &ntb);
 	/* unstable = stable + the trees + the unstable patches; a tree
@@ -800,7 +806,7 @@ rebuild_project(struct stager *s)
 	while (e == ERR_OK && again) {
 		e = merge_trees(s, tb, ntb, tip_s, tip_m);
 		if (e == ERR_OK)
-			e = build_branch(s, "unstable", tip_m, q + nstable,
+			e = build_branch(s, QUEUE_UNSTABLE, tip_m, q + nstable,
 			    n - nstable, res + nstable, tip_u);
 		if (e == ERR_OK)
 			e = blame_trees(s, tb, ntb, tip_s, q + nstable,
@@ -957,10 +963,10 @@ earlier_merged(struct stager *s, const struct qpatch *merged,
 			q.contribution = merged->contribution;
 			if ((e = store_patch_get(s->st, s->a, ids[i], &q.row)))
 				break;
-			if (strcmp(q.row.state, "merged") == 0 ||
-			    strcmp(q.row.state, "superseded") == 0)
+			if (q.row.state == STATE_MERGED ||
+			    q.row.state == STATE_SUPERSEDED)
 				continue;
-			e = event(s, "earlier-merged", &q,
+			e = event(s, EVENT_EARLIER_MERGED, &q,
 			    arena_printf(
 			        s->a, "%s as %s", merged->row.slug, c->commit),
 			    NULL);
@@ -978,7 +984,7 @@ earlier_merged(struct stager *s, const struct qpatch *merged,
  * commit matches at most one patch per contribution.
  */
 static enum err
-merge_patch(struct stager *s, int64_t patch_id, const char *how,
+merge_patch(struct stager *s, int64_t patch_id, enum model_reason how,
     const struct gitscan_commit *c, int64_t **done, size_t *ndone, size_t *cap)
 {
 	struct qpatch q;
@@ -991,7 +997,7 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 	memset(&q, 0, sizeof(q));
 	if ((e = store_patch_get(s->st, s->a, patch_id, &q.row)) != ERR_OK)
 		return e;
-	if (strcmp(q.row.state, "merged") == 0)
+	if (q.row.state == STATE_MERGED)
 		return ERR_OK;
 	if ((e = store_series_get(s->st, s->a, q.row.series_id, &ser)))
 		return e;
@@ -1001,9 +1007,9 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 			return ERR_OK;
 	*done = xgrow(*done, cap, *ndone + 1, sizeof(**done));
 	(*done)[(*ndone)++] = q.contribution;
-	q.row.state = "merged";
+	q.row.state = STATE_MERGED;
 	q.row.reason = how;
-	q.row.queue = NULL;
+	q.row.queue = QUEUE_NONE;
 	q.row.queue_pos = 0;
 	q.row.conflict = false;
 	if ((e = store_patch_update(s->st, &q.row)) != ERR_OK)
@@ -1011,15 +1017,16 @@ merge_patch(struct stager *s, int64_t patch_id, const char *how,
 	/* Its stage acknowledgment would come too late to matter. */
 	if ((e = store_outbox_cancel(s->st, q.row.id)) != ERR_OK)
 		return e;
-	if ((e = event(s, "merged", &q, c->commit, &ev)) != ERR_OK)
+	if ((e = event(s, EVENT_MERGED, &q, c->commit, &ev)) != ERR_OK)
 		return e;
-	kv[0] = (struct notify_kv){ "how", how };
+	kv[0] = (struct notify_kv){ "how", model_reason_name(how) };
 	kv[1] = (struct notify_kv){ "commit", c->commit };
 	kv[2] = (struct notify_kv){ "commit_title", c->subject };
 	kv[3] = (struct notify_kv){ "upstream", s->p->upstream };
 	kv[4] = (struct notify_kv){ "forwarded", forwarded_as(s, q.row.id) };
 	kv[5] = (struct notify_kv){ NULL, NULL };
-	if ((e = notify_patch(s->nt, "merged", q.row.id, ev, NULL, kv, false)))
+	if ((e = notify_patch(
+	         s->nt, EVENT_MERGED, q.row.id, ev, NULL, kv, false)))
 		return e;
 	return earlier_merged(s, &q, c);
 }
@@ -1031,7 +1038,7 @@ struct matched {
 };
 
 static enum err
-merge_ids(struct stager *s, int64_t *ids, size_t n, const char *how,
+merge_ids(struct stager *s, int64_t *ids, size_t n, enum model_reason how,
     const struct gitscan_commit *c, bool *any, struct matched *done)
 {
 	size_t i;
@@ -1060,7 +1067,7 @@ match_commit(struct stager *s, const struct gitscan_commit *c)
 	if (c->patch_id[0] &&
 	    (e = store_stage_by_patchid(
 	         s->st, s->project_id, c->patch_id, &ids, &n)) == ERR_OK)
-		e = merge_ids(s, ids, n, "exact", c, &any, &done);
+		e = merge_ids(s, ids, n, REASON_EXACT, c, &any, &done);
 	for (i = 0; i < c->nmsgids && e == ERR_OK && !any; i++) {
 		struct store_msg m;
 
@@ -1070,12 +1077,12 @@ match_commit(struct stager *s, const struct gitscan_commit *c)
 			continue;
 		ids = xmalloc(sizeof(*ids));
 		ids[0] = m.patch_id;
-		e = merge_ids(s, ids, 1, "link", c, &any, &done);
+		e = merge_ids(s, ids, 1, REASON_LINK, c, &any, &done);
 	}
 	if (e == ERR_OK && !any && c->author_email && c->subject &&
 	    (e = store_stage_by_author(s->st, s->project_id, c->author_email,
 	         subject_norm(s->a, c->subject), &ids, &n)) == ERR_OK)
-		e = merge_ids(s, ids, n, "changed", c, &any, &done);
+		e = merge_ids(s, ids, n, REASON_CHANGED, c, &any, &done);
 	free(done.ids);
 	return e;
 }
@@ -1106,7 +1113,7 @@ fetch_trees(struct stager *s, const char *up)
 
 				memset(&ev, 0, sizeof(ev));
 				ev.time = s->now;
-				ev.kind = "merged";
+				ev.kind = EVENT_MERGED;
 				ev.message_id = t->message_id;
 				ev.detail = t->name;
 				e = store_event_add(s->st, &ev, NULL);
@@ -1127,7 +1134,7 @@ static enum err
 upstream_project(struct stager *s)
 {
 	struct gitscan *scan = NULL;
-	char tip[41], key[300], *old = NULL;
+	char tip[OID_HEX_SIZE], key[300], *old = NULL;
 	size_t i;
 	int k;
 	enum err e;

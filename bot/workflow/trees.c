@@ -19,6 +19,7 @@
 #include "util/ascii.h"
 #include "util/json.h"
 #include "util/log.h"
+#include "util/oid.h"
 #include "util/timeutil.h"
 
 #define NAME_MAX_LEN 64
@@ -139,7 +140,7 @@ enum err
 trees_fetch(
     struct gitrepo *r, struct arena *a, struct store_tree *t, int64_t now)
 {
-	char ref[300], tip[41], why[256];
+	char ref[300], tip[OID_HEX_SIZE], why[256];
 	enum err e;
 
 	if (t->pinned && gitrepo_has(r, t->pinned)) {
@@ -335,7 +336,7 @@ pull_name(
 }
 
 static enum err
-tree_event(struct store *st, const char *kind, int64_t cmd_msg,
+tree_event(struct store *st, enum model_event kind, int64_t cmd_msg,
     const char *actor, const char *detail, int64_t now)
 {
 	struct store_event ev;
@@ -384,7 +385,8 @@ drop_pull(struct store *st, struct store_tree *v, size_t n, int64_t pull_msg,
 	}
 	e = store_tree_delete(st, v[i].id);
 	if (e == ERR_OK)
-		e = tree_event(st, "dropped", cmd_msg, actor, v[i].name, now);
+		e = tree_event(
+		    st, EVENT_DROPPED, cmd_msg, actor, v[i].name, now);
 	if (e == ERR_OK)
 		buf_addf(msg,
 		    "the tree %s is dropped: the next rebuild leaves it out",
@@ -464,7 +466,7 @@ trees_stage_pull(struct store *st, const struct config *conf, struct arena *a,
 	snprintf(detail, sizeof(detail), "tree %s %.400s %.200s %.12s", t.name,
 	    t.url, t.branch, t.pinned);
 	if (e == ERR_OK)
-		e = tree_event(st, "staged", cmd_msg, actor, detail, now);
+		e = tree_event(st, EVENT_STAGED, cmd_msg, actor, detail, now);
 	if (e == ERR_OK)
 		buf_addf(msg,
 		    "the tree %s (%s %s, up to %.12s) is staged: the "

@@ -204,30 +204,25 @@ allowed(struct workflow *w, const struct command *c, const struct target *t,
 /* ---- transitions ---- */
 
 static bool
-state_is(const struct store_patch *p, const char *s)
-{
-	return strcmp(p->state, s) == 0;
-}
-
-static bool
 unstaged(const struct store_patch *p)
 {
-	return state_is(p, "new") || state_is(p, "changes-requested") ||
-	    state_is(p, "rejected");
+	return p->state == STATE_NEW || p->state == STATE_CHANGES_REQUESTED ||
+	    p->state == STATE_REJECTED;
 }
 
 static void
 say_state(struct buf *why, const struct store_patch *p)
 {
-	buf_addf(why, "%s%s is %s", why->n ? "; " : "", p->slug, p->state);
-	if (p->queue)
-		buf_addf(why, " (%s)", p->queue);
-	if (p->reason)
-		buf_addf(why, " (%s)", p->reason);
+	buf_addf(why, "%s%s is %s", why->n ? "; " : "", p->slug,
+	    model_state_name(p->state));
+	if (p->queue != QUEUE_NONE)
+		buf_addf(why, " (%s)", model_queue_name(p->queue));
+	if (p->reason != REASON_NONE)
+		buf_addf(why, " (%s)", model_reason_name(p->reason));
 }
 
 static enum err
-event(struct workflow *w, const char *kind, const struct target *t,
+event(struct workflow *w, enum model_event kind, const struct target *t,
     const struct store_patch *p, const struct who *who, const char *detail,
     int64_t *id)
 {
@@ -248,7 +243,7 @@ event(struct workflow *w, const char *kind, const struct target *t,
 /* Record a patch's change, its event and, for mail events, its mail. */
 static enum err
 changed(struct workflow *w, const struct target *t, struct store_patch *p,
-    const char *kind, const struct who *who, const char *detail,
+    enum model_event kind, const struct who *who, const char *detail,
     const struct notify_kv *kv)
 {
 	int64_t ev;
@@ -257,31 +252,30 @@ changed(struct workflow *w, const struct target *t, struct store_patch *p,
 
 	if (e == ERR_OK)
 		e = event(w, kind, t, p, who, detail, &ev);
-	if (e != ERR_OK || strcmp(kind, "state") == 0 ||
-	    strcmp(kind, "withdrawn") == 0)
+	if (e != ERR_OK || kind == EVENT_STATE || kind == EVENT_WITHDRAWN)
 		return e;
 	/* Stage, update and graduate are told once the tree has them. */
-	held = (strcmp(kind, "staged") == 0 || strcmp(kind, "updated") == 0 ||
-	           strcmp(kind, "graduated") == 0) &&
+	held = (kind == EVENT_STAGED || kind == EVENT_UPDATED ||
+	           kind == EVENT_GRADUATED) &&
 	    t->conf && t->conf->staging;
 	return notify_patch(w->nt, kind, p->id, ev, who->label, kv, held);
 }
 
 static enum err
 queue_end(struct workflow *w, const struct target *t, struct store_patch *p,
-    const char *queue)
+    enum model_queue queue)
 {
 	int64_t pos;
 	enum err e =
 	    store_patch_queue_next(w->st, t->s.project_id, queue, &pos);
 
 	if (e == ERR_OK) {
-		p->state = "staged";
+		p->state = STATE_STAGED;
 		p->queue = queue;
 		p->queue_pos = pos;
 		p->queued_at = w->now;
 		p->conflict = false;
-		p->reason = NULL;
+		p->reason = REASON_NONE;
 	}
 	return e;
 }
@@ -323,14 +317,14 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 	enum err e;
 
 	w->now = time_now();
-	p->state = "staged";
+	p->state = STATE_STAGED;
 	p->queue = o->queue;
 	p->queue_pos = o->queue_pos;
 	p->queued_at = o->queued_at;
 	p->conflict = false;
-	p->reason = NULL;
-	o->state = "superseded";
-	o->queue = NULL;
+	p->reason = REASON_NONE;
+	o->state = STATE_SUPERSEDED;
+	o->queue = QUEUE_NONE;
 	o->queue_pos = 0;
 	if ((e = store_patch_update(w->st, o)) ||
 	    (e = store_patch_update(w->st, p)) ||
@@ -342,7 +336,7 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 		return e;
 	memset(&ev, 0, sizeof(ev));
 	ev.time = w->now;
-	ev.kind = "updated";
+	ev.kind = EVENT_UPDATED;
 	ev.contribution_id = s.contribution_id;
 	ev.series_id = s.id;
 	ev.patch_id = p->id;
@@ -366,7 +360,7 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 	kv[7] = (struct notify_kv){ NULL, NULL };
 	pr = config_project(w->conf, project);
 	return notify_patch(
-	    w->nt, "updated", p->id, ev_id, actor, kv, pr && pr->staging);
+	    w->nt, EVENT_UPDATED, p->id, ev_id, actor, kv, pr && pr->staging);
 }
 
 /* The staged patch holding p's slug (an older version: a newer one keeps
@@ -384,7 +378,7 @@ staged_holder(struct workflow *w, const struct target *t,
 	}
 	if (e == ERR_OK &&
 	    (e = store_patch_get(w->st, w->a, id, q)) == ERR_OK &&
-	    !state_is(q, "staged"))
+	    q->state != STATE_STAGED)
 		q->id = 0;
 	return e;
 }
@@ -398,7 +392,7 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 	enum err e = ERR_OK;
 
 	for (i = 0; i < t->n; i++)
-		if (!unstaged(&t->p[i]) && !state_is(&t->p[i], "staged"))
+		if (!unstaged(&t->p[i]) && t->p[i].state != STATE_STAGED)
 			say_state(msg, &t->p[i]);
 	if (msg->n)
 		return ERR_CONFLICT;
@@ -409,7 +403,7 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
 		struct store_patch *p = &t->p[i], q;
 
-		if (state_is(p, "staged"))
+		if (p->state == STATE_STAGED)
 			continue;
 		/* A newer version of a staged patch (one that could not take
 		 * its place by itself) replaces it where it stands. */
@@ -424,8 +418,8 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 				    p->patch_id ? p->patch_id : "none");
 			continue;
 		}
-		if ((e = queue_end(w, t, p, "unstable")) == ERR_OK)
-			e = changed(w, t, p, "staged", who, NULL, NULL);
+		if ((e = queue_end(w, t, p, QUEUE_UNSTABLE)) == ERR_OK)
+			e = changed(w, t, p, EVENT_STAGED, who, NULL, NULL);
 		if (e == ERR_OK)
 			buf_addf(msg, "%s%s (patch-id %.12s)", n++ ? ", " : "",
 			    p->slug, p->patch_id ? p->patch_id : "none");
@@ -452,15 +446,14 @@ do_stage(struct workflow *w, const struct target *t, const struct who *who,
 static bool
 droppable(const struct store_patch *p)
 {
-	return unstaged(p) || state_is(p, "staged");
+	return unstaged(p) || p->state == STATE_STAGED;
 }
 
 static enum err
 do_drop(struct workflow *w, const struct target *t, const struct who *who,
-    const char *reason, const char *words, struct buf *msg)
+    enum model_reason reason, const char *words, struct buf *msg)
 {
-	const char *kind =
-	    strcmp(reason, "withdrawn") == 0 ? "dropped" : "dropped";
+	const char *why = model_reason_name(reason);
 	size_t i;
 	enum err e = ERR_OK;
 
@@ -474,14 +467,15 @@ do_drop(struct workflow *w, const struct target *t, const struct who *who,
 	}
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
 		struct store_patch *p = &t->p[i];
-		struct notify_kv kv[] = { { "reason", reason },
-			{ "words", words }, { "queue", p->queue },
+		struct notify_kv kv[] = { { "reason", why }, { "words", words },
+			{ "queue", model_queue_name(p->queue) },
 			{ NULL, NULL } };
 
-		p->state = "dropped";
+		p->state = STATE_DROPPED;
 		p->reason = reason;
-		e = changed(w, t, p, kind, who, words ? words : reason, kv);
-		p->queue = NULL;
+		e = changed(
+		    w, t, p, EVENT_DROPPED, who, words ? words : why, kv);
+		p->queue = QUEUE_NONE;
 		p->queue_pos = 0;
 		if (e == ERR_OK)
 			e = store_patch_update(w->st, p);
@@ -489,7 +483,7 @@ do_drop(struct workflow *w, const struct target *t, const struct who *who,
 			buf_addf(msg, "%s%s", i ? ", " : "", p->slug);
 	}
 	if (e == ERR_OK)
-		buf_addf(msg, ": dropped (%s)", reason);
+		buf_addf(msg, ": dropped (%s)", why);
 	return e;
 }
 
@@ -504,8 +498,8 @@ do_graduate(struct workflow *w, const struct target *t, const struct who *who,
 	enum err e = ERR_OK;
 
 	for (i = 0; i < t->n; i++)
-		if (!state_is(&t->p[i], "staged") || !t->p[i].queue ||
-		    strcmp(t->p[i].queue, "unstable") != 0)
+		if (t->p[i].state != STATE_STAGED ||
+		    t->p[i].queue != QUEUE_UNSTABLE)
 			say_state(msg, &t->p[i]);
 	if (msg->n || t->n == 0) {
 		buf_adds(msg,
@@ -515,8 +509,8 @@ do_graduate(struct workflow *w, const struct target *t, const struct who *who,
 		return ERR_CONFLICT;
 	}
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
-		if ((e = queue_end(w, t, &t->p[i], "stable")) == ERR_OK)
-			e = changed(w, t, &t->p[i], "graduated", who,
+		if ((e = queue_end(w, t, &t->p[i], QUEUE_STABLE)) == ERR_OK)
+			e = changed(w, t, &t->p[i], EVENT_GRADUATED, who,
 			    policy ? "promotion policy" : NULL,
 			    policy ? kv : NULL);
 		if (e == ERR_OK)
@@ -533,16 +527,15 @@ do_graduate(struct workflow *w, const struct target *t, const struct who *who,
  * lifted), "new" lifts the mark.
  */
 static bool
-markable(const struct store_patch *p, const char *state)
+markable(const struct store_patch *p, enum model_state state)
 {
-	return state_is(p, "staged") &&
-	    (strcmp(state, "changes-requested") == 0 ||
-	        strcmp(state, "new") == 0);
+	return p->state == STATE_STAGED &&
+	    (state == STATE_CHANGES_REQUESTED || state == STATE_NEW);
 }
 
 static enum err
 do_state(struct workflow *w, const struct target *t, const struct who *who,
-    const char *state, struct buf *msg)
+    enum model_state state, struct buf *msg)
 {
 	size_t i, marked = 0;
 	enum err e = ERR_OK;
@@ -558,23 +551,24 @@ do_state(struct workflow *w, const struct target *t, const struct who *who,
 		return ERR_CONFLICT;
 	}
 	for (i = 0; i < t->n && e == ERR_OK; i++) {
-		if (state_is(&t->p[i], "staged"))
+		if (t->p[i].state == STATE_STAGED)
 			marked++;
 		else
 			t->p[i].state = state;
-		e = changed(w, t, &t->p[i], "state", who, state, NULL);
+		e = changed(w, t, &t->p[i], EVENT_STATE, who,
+		    model_state_name(state), NULL);
 		if (e == ERR_OK)
 			buf_addf(msg, "%s%s", i ? ", " : "", t->p[i].slug);
 	}
 	if (e == ERR_OK && marked == t->n)
 		buf_addf(msg,
-		    strcmp(state, "new") == 0
+		    state == STATE_NEW
 		        ? ": stays staged; the promotion policy may "
 		          "graduate it again"
 		        : ": stays staged, but the promotion policy holds "
 		          "it back until a new version arrives");
 	else if (e == ERR_OK)
-		buf_addf(msg, ": now %s%s", state,
+		buf_addf(msg, ": now %s%s", model_state_name(state),
 		    marked ? " (the staged ones are marked)" : "");
 	return e;
 }
@@ -585,8 +579,9 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 {
 	struct store_patch into;
 	int64_t id;
-	struct notify_kv kv[] = { { "reason", "folded" }, { "into", slug },
-		{ NULL, NULL } };
+	struct notify_kv kv[] = { { "reason",
+		                      model_reason_name(REASON_FOLDED) },
+		{ "into", slug }, { NULL, NULL } };
 	enum err e;
 
 	if (t->n != 1 || t->whole) {
@@ -602,7 +597,7 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 		e = store_patch_get(w->st, w->a, id, &into);
 	if (e != ERR_OK)
 		return e;
-	if (!state_is(&into, "staged") || into.id == t->p[0].id) {
+	if (into.state != STATE_STAGED || into.id == t->p[0].id) {
 		say_state(msg, &into);
 		buf_adds(msg, ": a fix-up folds into a staged patch");
 		return ERR_CONFLICT;
@@ -611,11 +606,11 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 		say_state(msg, &t->p[0]);
 		return ERR_CONFLICT;
 	}
-	t->p[0].state = "dropped";
-	t->p[0].reason = "folded";
+	t->p[0].state = STATE_DROPPED;
+	t->p[0].reason = REASON_FOLDED;
 	t->p[0].folded_into = into.id;
-	e = changed(w, t, &t->p[0], "dropped", who, slug, kv);
-	t->p[0].queue = NULL;
+	e = changed(w, t, &t->p[0], EVENT_DROPPED, who, slug, kv);
+	t->p[0].queue = QUEUE_NONE;
 	t->p[0].queue_pos = 0;
 	if (e == ERR_OK)
 		e = store_patch_update(w->st, &t->p[0]);
@@ -623,7 +618,8 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 		struct notify_kv fold[] = { { "folded", t->p[0].slug },
 			{ NULL, NULL } };
 
-		e = changed(w, t, &into, "updated", who, t->p[0].slug, fold);
+		e = changed(
+		    w, t, &into, EVENT_UPDATED, who, t->p[0].slug, fold);
 	}
 	if (e == ERR_OK)
 		buf_addf(msg, "%s: folded into %s", t->p[0].slug, into.slug);
@@ -650,7 +646,8 @@ do_check(struct workflow *w, const struct target *t, const struct who *who,
 		k.reporter = who->label;
 		k.time = w->now;
 		if ((e = store_check_add(w->st, &k)) == ERR_OK)
-			e = event(w, "check", t, &t->p[i], who, c->arg2, NULL);
+			e = event(
+			    w, EVENT_CHECK, t, &t->p[i], who, c->arg2, NULL);
 	}
 	if (e == ERR_OK)
 		buf_addf(msg, "%s: %s recorded for %zu patch%s", c->arg,
@@ -680,7 +677,7 @@ do_retest(struct workflow *w, const struct target *t, const struct who *who,
 		return ERR_CONFLICT;
 	}
 	for (i = 0; i < t->n; i++)
-		if (!state_is(&t->p[i], "staged") || t->p[i].conflict)
+		if (t->p[i].state != STATE_STAGED || t->p[i].conflict)
 			say_state(msg, &t->p[i]);
 	if (msg->n || t->n == 0) {
 		buf_adds(msg,
@@ -776,13 +773,13 @@ run(struct workflow *w, const struct command *c, const struct target *t,
 	case CMD_STAGE:
 		return do_stage(w, t, who, msg);
 	case CMD_DROP:
-		return do_drop(w, t, who, c->arg, c->arg2, msg);
+		return do_drop(w, t, who, c->reason, c->arg2, msg);
 	case CMD_WITHDRAW:
-		return do_drop(w, t, who, "withdrawn", NULL, msg);
+		return do_drop(w, t, who, REASON_WITHDRAWN, NULL, msg);
 	case CMD_GRADUATE:
 		return do_graduate(w, t, who, NULL, msg);
 	case CMD_STATE:
-		return do_state(w, t, who, c->arg, msg);
+		return do_state(w, t, who, c->state, msg);
 	case CMD_FOLD:
 		return do_fold(w, t, who, c->arg, msg);
 	case CMD_CHECK:
@@ -889,7 +886,7 @@ refuse_mail(struct workflow *w, const struct mail *m, int64_t msg_id,
 	    log_quote(f, sizeof(f), m->from.email, strlen(m->from.email)), why);
 	memset(&e, 0, sizeof(e));
 	e.time = w->now;
-	e.kind = "refused";
+	e.kind = EVENT_REFUSED;
 	e.message_id = msg_id;
 	e.actor = m->from.email;
 	e.detail = why;

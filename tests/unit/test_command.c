@@ -180,9 +180,9 @@ test_drop_reasons(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; command_drop_reasons[i]; i++)
-		assert_true(strcmp(command_drop_reasons[i], "folded") != 0 &&
-		    strcmp(command_drop_reasons[i], "conflict") != 0);
+	for (i = 0; command_drop_reasons[i] != REASON_NONE; i++)
+		assert_true(command_drop_reasons[i] != REASON_FOLDED &&
+		    command_drop_reasons[i] != REASON_CONFLICT);
 	assert_int_equal(i, 5);
 }
 

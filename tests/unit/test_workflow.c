@@ -176,7 +176,7 @@ the_patch(struct fx *f, const char *msgid)
 static const char *
 state_of(struct fx *f, const char *msgid)
 {
-	return the_patch(f, msgid)->state;
+	return model_state_name(the_patch(f, msgid)->state);
 }
 
 /* The recipients of the outbox mail of kind `kind` about msgid's
@@ -242,14 +242,16 @@ test_maintainer_stages_and_drops(void **state)
 
 	reply(f, p, "Mia <mia@maint.example.org>", "Good.\n\n#yard stage");
 	assert_string_equal(state_of(f, p), "staged");
-	assert_string_equal(the_patch(f, p)->queue, "unstable");
+	assert_string_equal(
+	    model_queue_name(the_patch(f, p)->queue), "unstable");
 	outbox_to(f, p, "command-reply", &n);
 	assert_int_equal(n, 1);
 	reply(f, p, "Mia <mia@maint.example.org>", "#yard graduate");
-	assert_string_equal(the_patch(f, p)->queue, "stable");
+	assert_string_equal(model_queue_name(the_patch(f, p)->queue), "stable");
 	reply(f, p, "Mia <mia@maint.example.org>", "#yard drop nacked by Tom");
 	assert_string_equal(state_of(f, p), "dropped");
-	assert_string_equal(the_patch(f, p)->reason, "nacked");
+	assert_string_equal(
+	    model_reason_name(the_patch(f, p)->reason), "nacked");
 }
 
 static void
@@ -291,7 +293,8 @@ test_authors_and_strangers(void **state)
 	assert_string_equal(state_of(f, p), "new");
 	reply(f, p, "Ada <ada@example.org>", "#yard withdraw");
 	assert_string_equal(state_of(f, p), "dropped");
-	assert_string_equal(the_patch(f, p)->reason, "withdrawn");
+	assert_string_equal(
+	    model_reason_name(the_patch(f, p)->reason), "withdrawn");
 }
 
 static void
