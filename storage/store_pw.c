@@ -86,9 +86,9 @@ patch_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->expected = (int)db_col_int(s, 11);
 	v->from_name = db_col_arena(a, s, 12);
 	v->from_email = db_col_arena(a, s, 13);
-	v->state = db_col_arena(a, s, 14);
-	v->queue = db_col_arena(a, s, 15);
-	v->reason = db_col_arena(a, s, 16);
+	v->state = db_col_state(s, 14);
+	v->queue = db_col_queue(s, 15);
+	v->reason = db_col_reason(s, 16);
 	v->pw_state = db_col_arena(a, s, 17);
 	v->hash = db_col_arena(a, s, 18);
 	v->commit_ref = db_col_arena(a, s, 19);
@@ -305,7 +305,7 @@ store_pw_events(struct store *st, struct arena *a,
 }
 
 struct history_row {
-	const char *kind;
+	enum model_event kind;
 	const char *detail;
 };
 
@@ -314,13 +314,13 @@ history_row(struct arena *a, sqlite3_stmt *s, void *p)
 {
 	struct history_row *v = p;
 
-	v->kind = db_col_arena(a, s, 0);
+	v->kind = db_col_event(s, 0);
 	v->detail = db_col_arena(a, s, 1);
 }
 
 enum err
 store_pw_history(struct store *st, struct arena *a, int64_t patch, int64_t upto,
-    const char ***kinds, const char ***details, size_t *n)
+    enum model_event **kinds, const char ***details, size_t *n)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PW_HISTORY);
 	struct history_row *rows = NULL;

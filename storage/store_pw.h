@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parsers/model.h"
 #include "storage/store.h"
 #include "storage/store_outbox.h"
 #include "util/arena.h"
@@ -62,9 +63,9 @@ struct store_pw_patch {
 	int expected;
 	const char *from_name;
 	const char *from_email;
-	const char *state; /* ours (DESIGN.md §3) */
-	const char *queue;
-	const char *reason;
+	enum model_state state; /* ours (DESIGN.md §3) */
+	enum model_queue queue;
+	enum model_reason reason;
 	const char *pw_state; /* patchwork's */
 	const char *hash; /* the patch-id, or NULL */
 	const char *commit_ref; /* the upstream commit when merged */
@@ -151,7 +152,7 @@ enum err store_pw_events(struct store *st, struct arena *a,
 /* The events that changed patch's state, up to and with event id upto:
  * kinds and details, oldest first. */
 enum err store_pw_history(struct store *st, struct arena *a, int64_t patch,
-    int64_t upto, const char ***kinds, const char ***details, size_t *n);
+    int64_t upto, enum model_event **kinds, const char ***details, size_t *n);
 /* The message rows of a contribution's mails, oldest first (malloc'd). */
 enum err store_pw_thread(
     struct store *st, int64_t contribution, int64_t **rows, size_t *n);

@@ -203,19 +203,34 @@ void webpw_field_error(
     struct web_resp *rs, int status, const char *field, const char *msg);
 
 /* webpwjson.c: patchwork's objects. */
+/* patchwork's default states. */
+enum webpw_state {
+	PW_NEW,
+	PW_UNDER_REVIEW,
+	PW_ACCEPTED,
+	PW_REJECTED,
+	PW_RFC,
+	PW_NOT_APPLICABLE,
+	PW_CHANGES_REQUESTED,
+	PW_AWAITING_UPSTREAM,
+	PW_SUPERSEDED,
+	PW_DEFERRED,
+};
+const char *webpw_state_name(enum webpw_state s);
+/* Whether name is one of the states patchwork knows, and which. */
+bool webpw_state_parse(const char *name, enum webpw_state *out);
 /* patchwork's state of a patch of ours (man/patchyard.1 has the table). */
-const char *webpw_state(
-    const char *state, const char *queue, const char *reason);
-/* Whether s is one of the states patchwork knows. */
-bool webpw_known_state(const char *s);
+enum webpw_state webpw_state(
+    enum model_state state, enum model_queue queue, enum model_reason reason);
 /*
  * The mail command that gives a patch of ours (state, queue, reason)
  * patchwork's
  * state want (DESIGN.md §9): 1 with it in *c; 0 when the patch is in
  * that state already; -1 with *why when no command does.
  */
-int webpw_command(const char *state, const char *queue, const char *reason,
-    const char *want, struct command *c, const char **why);
+int webpw_command(enum model_state state, enum model_queue queue,
+    enum model_reason reason, const char *want, struct command *c,
+    const char **why);
 /* A patch's diff from its first "diff" (or "Index:", or "---" and
  * "+++") line on, as patchwork keeps it: without the diffstat. */
 struct str webpw_diff(struct str d);

@@ -270,7 +270,9 @@ state_arg(struct pw *pw, struct store_pw_filter *f, struct list *l)
 	for (i = 0; i < n; i++) {
 		if (*v[i] == '\0')
 			continue;
-		if (!webpw_known_state(v[i])) {
+		enum webpw_state known;
+
+		if (!webpw_state_parse(v[i], &known)) {
 			buf_free(&b);
 			return bad(l, "state",
 			    "Select a valid choice: new, under-review, "

@@ -20,53 +20,43 @@ static const char *const categories[] = { "cover-created", "patch-created",
 	"series-completed", "cover-comment-created", "patch-comment-created",
 	NULL };
 
-/* A drop reason among an event's words (the detail is the reason, or
- * the words given with it). */
-static bool
-reason(const char *s)
-{
-	static const char *const reasons[] = { "nacked", "to-be-updated",
-		"withdrawn", "obsolete", "failures", "folded", "conflict",
-		NULL };
-	size_t i;
-
-	for (i = 0; s && reasons[i]; i++)
-		if (strcmp(s, reasons[i]) == 0)
-			return true;
-	return false;
-}
-
 /* patchwork's state after one event of ours, from the state before; p
- * is the patch as it is now, for what the event does not say. */
-static const char *
-step(const char *s, const char *kind, const char *detail, bool last,
+ * is the patch as it is now, for what the event does not say.  A drop's
+ * detail is its reason, or the words given with it. */
+static enum webpw_state
+step(enum webpw_state s, enum model_event kind, const char *detail, bool last,
     const struct store_pw_patch *p)
 {
-	bool staged =
-	    strcmp(s, "under-review") == 0 || strcmp(s, "accepted") == 0;
+	bool staged = s == PW_UNDER_REVIEW || s == PW_ACCEPTED;
+	enum model_reason why;
+	enum webpw_state to;
 
-	if (strcmp(kind, "staged") == 0)
-		return "under-review";
-	if (strcmp(kind, "updated") == 0)
+	switch (kind) {
+	case EVENT_STAGED:
+		return PW_UNDER_REVIEW;
+	case EVENT_UPDATED:
 		return staged
 		    ? s
-		    : webpw_state("staged",
-		          strcmp(p->state, "staged") == 0 ? p->queue : NULL,
-		          NULL);
-	if (strcmp(kind, "graduated") == 0 || strcmp(kind, "merged") == 0)
-		return "accepted";
-	if (strcmp(kind, "dropped") == 0)
-		return webpw_state("dropped", NULL,
-		    reason(detail)                                 ? detail
-		        : last && strcmp(p->state, "dropped") == 0 ? p->reason
-		                                                   : NULL);
-	if (strcmp(kind, "state") == 0)
-		return staged ? s : detail;
-	if (strcmp(kind, "superseded") == 0)
-		return "superseded";
-	if (strcmp(kind, "withdrawn") == 0)
-		return "not-applicable";
-	return s;
+		    : webpw_state(STATE_STAGED,
+		          p->state == STATE_STAGED ? p->queue : QUEUE_NONE,
+		          REASON_NONE);
+	case EVENT_GRADUATED:
+	case EVENT_MERGED:
+		return PW_ACCEPTED;
+	case EVENT_DROPPED:
+		if (!model_reason_parse(detail, &why) || why == REASON_NONE)
+			why = last && p->state == STATE_DROPPED ? p->reason
+			                                        : REASON_NONE;
+		return webpw_state(STATE_DROPPED, QUEUE_NONE, why);
+	case EVENT_STATE:
+		return staged || !webpw_state_parse(detail, &to) ? s : to;
+	case EVENT_SUPERSEDED:
+		return PW_SUPERSEDED;
+	case EVENT_WITHDRAWN:
+		return PW_NOT_APPLICABLE;
+	default:
+		return s;
+	}
 }
 
 /* The states before and after state event e of patch p. */
@@ -74,16 +64,19 @@ static enum err
 transition(struct pw *pw, const struct store_pw_event *e,
     const struct store_pw_patch *p, const char **prev, const char **cur)
 {
-	const char **kinds, **details;
+	enum model_event *kinds;
+	const char **details;
+	enum webpw_state was = PW_NEW, now = PW_NEW;
 	size_t n = 0, i;
 	enum err x = store_pw_history(
 	    pw->st, pw->a, p->id, e->id / 8, &kinds, &details, &n);
 
-	*prev = *cur = "new";
 	for (i = 0; i < n && x == ERR_OK; i++) {
-		*prev = *cur;
-		*cur = step(*cur, kinds[i], details[i], i + 1 == n, p);
+		was = now;
+		now = step(now, kinds[i], details[i], i + 1 == n, p);
 	}
+	*prev = webpw_state_name(was);
+	*cur = webpw_state_name(now);
 	return x;
 }
 

@@ -18,59 +18,75 @@
 #include "util/json.h"
 #include "util/timeutil.h"
 
-/* Our states in patchwork's words (DESIGN.md §9, man/patchyard.1):
- * storage/sql.c's PW_STATE says the same for the lists' filters. */
-const char *
-webpw_state(const char *state, const char *queue, const char *reason)
-{
-	if (state == NULL)
-		return "new";
-	if (strcmp(state, "staged") == 0)
-		return queue && strcmp(queue, "stable") == 0 ? "accepted"
-		                                             : "under-review";
-	if (strcmp(state, "merged") == 0)
-		return "accepted";
-	if (strcmp(state, "dropped") == 0) {
-		if (reason && strcmp(reason, "to-be-updated") == 0)
-			return "changes-requested";
-		if (reason && strcmp(reason, "withdrawn") == 0)
-			return "not-applicable";
-		return "rejected";
-	}
-	return state; /* new, superseded, changes-requested, rejected */
-}
-
-/* patchwork's default states (its fixtures, and git-pw's list). */
+/* patchwork's default states (its fixtures, and git-pw's list), in the
+ * order of enum webpw_state. */
 static const char *const pw_states[] = { "new", "under-review", "accepted",
 	"rejected", "rfc", "not-applicable", "changes-requested",
 	"awaiting-upstream", "superseded", "deferred", NULL };
 
+const char *
+webpw_state_name(enum webpw_state s)
+{
+	return pw_states[s];
+}
+
 bool
-webpw_known_state(const char *s)
+webpw_state_parse(const char *name, enum webpw_state *out)
 {
 	size_t i;
 
-	for (i = 0; pw_states[i]; i++)
-		if (strcmp(pw_states[i], s) == 0)
+	for (i = 0; name && pw_states[i]; i++)
+		if (strcmp(pw_states[i], name) == 0) {
+			*out = (enum webpw_state)i;
 			return true;
+		}
 	return false;
 }
 
-int
-webpw_command(const char *state, const char *queue, const char *reason,
-    const char *want, struct command *c, const char **why)
+/* Our states in patchwork's words (DESIGN.md §9, man/patchyard.1):
+ * storage/sql.c's PW_STATE says the same for the lists' filters. */
+enum webpw_state
+webpw_state(
+    enum model_state state, enum model_queue queue, enum model_reason reason)
 {
-	bool staged = strcmp(state, "staged") == 0;
+	switch (state) {
+	case STATE_STAGED:
+		return queue == QUEUE_STABLE ? PW_ACCEPTED : PW_UNDER_REVIEW;
+	case STATE_MERGED:
+		return PW_ACCEPTED;
+	case STATE_DROPPED:
+		return reason == REASON_TO_BE_UPDATED ? PW_CHANGES_REQUESTED
+		    : reason == REASON_WITHDRAWN      ? PW_NOT_APPLICABLE
+		                                      : PW_REJECTED;
+	case STATE_SUPERSEDED:
+		return PW_SUPERSEDED;
+	case STATE_CHANGES_REQUESTED:
+		return PW_CHANGES_REQUESTED;
+	case STATE_REJECTED:
+		return PW_REJECTED;
+	default: /* new; a patch is never partial */
+		return PW_NEW;
+	}
+}
+
+int
+webpw_command(enum model_state state, enum model_queue queue,
+    enum model_reason reason, const char *want, struct command *c,
+    const char **why)
+{
+	bool staged = state == STATE_STAGED;
+	enum webpw_state w;
 
 	memset(c, 0, sizeof(*c));
 	*why = NULL;
-	if (!webpw_known_state(want)) {
+	if (!webpw_state_parse(want, &w)) {
 		*why = "not one of patchwork's states";
 		return -1;
 	}
-	if (strcmp(webpw_state(state, queue, reason), want) == 0)
+	if (webpw_state(state, queue, reason) == w)
 		return 0;
-	if (strcmp(want, "under-review") == 0) {
+	switch (w) {
+	case PW_UNDER_REVIEW:
 		if (staged) {
 			*why = "accepted (in the stable queue) is past "
 			       "under-review: drop the patch and stage it "
@@ -79,7 +95,8 @@ webpw_command(const char *state, const char *queue, const char *reason,
 		}
 		c->verb = CMD_STAGE;
 		c->line = "#yard stage";
-	} else if (strcmp(want, "accepted") == 0) {
+		return 1;
+	case PW_ACCEPTED:
 		if (!staged) {
 			*why = "accepted is #yard graduate, of a patch in the "
 			       "unstable queue: stage it first "
@@ -88,28 +105,39 @@ webpw_command(const char *state, const char *queue, const char *reason,
 		}
 		c->verb = CMD_GRADUATE;
 		c->line = "#yard graduate";
-	} else if (strcmp(want, "rejected") == 0 ||
-	    strcmp(want, "changes-requested") == 0) {
-		bool rejected = strcmp(want, "rejected") == 0;
-
-		c->verb = staged ? CMD_DROP : CMD_STATE;
-		c->arg =
-		    staged ? (rejected ? "nacked" : "to-be-updated") : want;
-		c->line = staged ? (rejected ? "#yard drop nacked"
-		                             : "#yard drop to-be-updated")
-		                 : (rejected ? "#yard state rejected"
-		                             : "#yard state changes-requested");
-	} else if (strcmp(want, "new") == 0) {
+		return 1;
+	case PW_REJECTED:
+	case PW_CHANGES_REQUESTED:
+		if (staged) {
+			c->verb = CMD_DROP;
+			c->reason = w == PW_REJECTED ? REASON_NACKED
+			                             : REASON_TO_BE_UPDATED;
+			c->arg = model_reason_name(c->reason);
+			c->line = w == PW_REJECTED ? "#yard drop nacked"
+			                           : "#yard drop to-be-updated";
+		} else {
+			c->verb = CMD_STATE;
+			c->state = w == PW_REJECTED ? STATE_REJECTED
+			                            : STATE_CHANGES_REQUESTED;
+			c->arg = model_state_name(c->state);
+			c->line = w == PW_REJECTED
+			    ? "#yard state rejected"
+			    : "#yard state changes-requested";
+		}
+		return 1;
+	case PW_NEW:
 		c->verb = CMD_STATE;
-		c->arg = "new";
+		c->state = STATE_NEW;
+		c->arg = model_state_name(c->state);
 		c->line = "#yard state new";
-	} else {
-		*why = "patchyard has no command that makes a patch that: it "
-		       "takes new, under-review, accepted, changes-requested "
-		       "and rejected";
-		return -1;
+		return 1;
+	default:
+		break;
 	}
-	return 1;
+	*why = "patchyard has no command that makes a patch that: it "
+	       "takes new, under-review, accepted, changes-requested "
+	       "and rejected";
+	return -1;
 }
 
 struct str

@@ -182,16 +182,27 @@ test_state_map(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		const char *sql = NULL;
+		enum webpw_state known;
+		enum model_state st;
+		enum model_queue q = QUEUE_NONE;
+		enum model_reason r = REASON_NONE;
 
+		assert_true(model_state_parse(t[i][0], &st));
+		assert_true(t[i][1] == NULL || model_queue_parse(t[i][1], &q));
+		assert_true(t[i][2] == NULL || model_reason_parse(t[i][2], &r));
 		assert_string_equal(
-		    webpw_state(t[i][0], t[i][1], t[i][2]), t[i][3]);
+		    webpw_state_name(webpw_state(st, q, r)), t[i][3]);
 		assert_int_equal(
 		    store_pw_state(w.st, a, t[i][0], t[i][1], t[i][2], &sql),
 		    ERR_OK);
 		assert_string_equal(sql, t[i][3]);
-		assert_true(webpw_known_state(t[i][3]));
+		assert_true(webpw_state_parse(t[i][3], &known));
 	}
-	assert_false(webpw_known_state("staged"));
+	{
+		enum webpw_state known;
+
+		assert_false(webpw_state_parse("staged", &known));
+	}
 	arena_free(a);
 }
 
@@ -236,8 +247,17 @@ test_command_map(void **state)
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct command c;
 		const char *why = NULL;
-		int r = webpw_command(
-		    t[i].state, t[i].queue, t[i].reason, t[i].want, &c, &why);
+		enum model_state st;
+		enum model_queue q = QUEUE_NONE;
+		enum model_reason re = REASON_NONE;
+		int r;
+
+		assert_true(model_state_parse(t[i].state, &st));
+		assert_true(
+		    t[i].queue == NULL || model_queue_parse(t[i].queue, &q));
+		assert_true(t[i].reason == NULL ||
+		    model_reason_parse(t[i].reason, &re));
+		r = webpw_command(st, q, re, t[i].want, &c, &why);
 
 		assert_int_equal(r, t[i].todo);
 		if (r < 0)
@@ -250,6 +270,11 @@ test_command_map(void **state)
 		else
 			assert_null(c.arg);
 		assert_non_null(c.line);
+		/* What the workflow reads: the parsed reason or state. */
+		if (c.verb == CMD_DROP)
+			assert_string_equal(model_reason_name(c.reason), c.arg);
+		if (c.verb == CMD_STATE)
+			assert_string_equal(model_state_name(c.state), c.arg);
 	}
 }
 
