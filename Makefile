@@ -1,5 +1,5 @@
 # patchyard — see README.md.  `make` builds everything; `make check` is
-# what CI runs (STYLE.md): a -Werror build, layer and format checks, every
+# what CI runs (docs/STYLE.md): a -Werror build, layer and format checks, every
 # test, then every test again under AddressSanitizer + UBSan.
 
 PROG    = patchyard
@@ -11,7 +11,7 @@ PKGS    = libgit2 libcurl sqlite3 libmicrohttpd jansson nettle hogweed libpsl zl
 WARN    = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
 	  -Wmissing-prototypes -Wformat=2 -Wvla
 HARDEN  = -fstack-protector-strong -D_FORTIFY_SOURCE=2
-# libetpan's .pc file asks for a non-PIE link (PLATFORM.md): link plainly.
+# libetpan's .pc file asks for a non-PIE link (docs/PLATFORM.md): link plainly.
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -letpan -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)

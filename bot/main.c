@@ -1,4 +1,4 @@
-/* patchyard: the command line (DESIGN.md §12). */
+/* patchyard: the command line (docs/DESIGN.md §12). */
 #include <stdio.h>
 
 #include "bot/cli/cli.h"

@@ -57,7 +57,7 @@ bool addr_aligned(
 
 /*
  * Whether a DKIM signature of domain d speaks for an address of
- * from_domain (DESIGN.md §5): d is from_domain or a parent of it, at or
+ * from_domain (docs/DESIGN.md §5): d is from_domain or a parent of it, at or
  * below the organizational domain (never a bare public suffix, never a
  * sibling: lists.example.org says nothing about maint.example.org).
  * ASCII case ignored.

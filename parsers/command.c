@@ -1,5 +1,5 @@
 /*
- * Command lines in a reply (DESIGN.md §5).
+ * Command lines in a reply (docs/DESIGN.md §5).
  *
  * A command is a line of its own that starts with the prefix, exactly
  * (case matters: "#YARD" is prose), followed by a blank or the end of
@@ -14,7 +14,7 @@
  *
  * Verbs are case-insensitive, arguments are checked here so that the
  * transcript can say at once what was wrong.  Drop reasons by mail are
- * those of DESIGN.md §3 except "folded" (that is what "fold" does) and
+ * those of docs/DESIGN.md §3 except "folded" (that is what "fold" does) and
  * "conflict" (the stager's policy decides it).
  */
 #include "parsers/command.h"

@@ -1,5 +1,5 @@
 /*
- * Command lines in a reply (DESIGN.md §5): a line of its own, outside
+ * Command lines in a reply (docs/DESIGN.md §5): a line of its own, outside
  * quoted text and before the signature, starting with the prefix
  * (default "#yard") followed by a blank or the end of the line.  Unknown
  * verbs and bad arguments are kept as errors for the transcript.
@@ -26,7 +26,8 @@ enum command_verb {
 	CMD_CHECK,
 	CMD_WITHDRAW,
 	CMD_HELP,
-	CMD_FORWARD, /* the project's stable queue upstream (DESIGN.md §6) */
+	CMD_FORWARD, /* the project's stable queue upstream (docs/DESIGN.md §6)
+	              */
 };
 
 struct command {
@@ -47,7 +48,7 @@ enum err command_parse(struct arena *a, struct str text, const char *prefix,
     struct command **out, size_t *n);
 
 /* Drop reasons a command may give, up to REASON_NONE, for validation
- * and help: those of DESIGN.md §3 but "folded" (set by fold) and
+ * and help: those of docs/DESIGN.md §3 but "folded" (set by fold) and
  * "conflict" (set by the stager's on-conflict policy). */
 extern const enum model_reason command_drop_reasons[];
 

@@ -2,7 +2,7 @@
  * bot.conf reader.  The syntax is git-config(1)'s "CONFIGURATION FILE"
  * section, checked against git 2.39 itself: where git accepts a file we
  * read the same values, where git refuses one we refuse the same line.
- * On top of the syntax comes our schema (DESIGN.md §10): unknown
+ * On top of the syntax comes our schema (docs/DESIGN.md §10): unknown
  * sections and keys, bad values, missing required keys and dangling
  * project names are errors.  Unlike git we do not stop at the first
  * error: every error is collected with its line, so an operator fixes a

@@ -1,5 +1,5 @@
 /*
- * bot.conf: git-config syntax (DESIGN.md §10) read by our own parser so
+ * bot.conf: git-config syntax (docs/DESIGN.md §10) read by our own parser so
  * that every error names its file and line, and all errors are reported
  * at once.  Sections and keys are checked against the schema below;
  * unknown keys and bad values are errors.
@@ -53,7 +53,7 @@ enum conf_forward {
 	CONF_FORWARD_PULL
 };
 /* bwrap first: a config built without config_defaults() is sandboxed
- * too.  none must be written out (DESIGN.md §10). */
+ * too.  none must be written out (docs/DESIGN.md §10). */
 enum conf_sandbox {
 	CONF_SANDBOX_BWRAP,
 	CONF_SANDBOX_NONE
@@ -120,7 +120,8 @@ struct conf_source {
 	int interval; /* seconds between polls, default 60 */
 	int timeout; /* IMAP: seconds a server may stay silent, default 60 */
 	/* The relay whose topmost Authentication-Results this source's mail
-	 * carries, believed (DESIGN.md §5); NULL: no header is believed. */
+	 * carries, believed (docs/DESIGN.md §5); NULL: no header is believed.
+	 */
 	const char *authserv_id;
 };
 

@@ -370,7 +370,7 @@ mail_parse(struct arena *a, const char *raw, size_t n,
 		m->flags |= MAIL_F_OVERLIMIT;
 		m->limit = "trailers";
 	}
-	/* Commands only from text/plain (DESIGN.md §5): an HTML part may
+	/* Commands only from text/plain (docs/DESIGN.md §5): an HTML part may
 	 * show a command it quotes, in <pre> or not, and a reader cannot
 	 * tell what a mail program would render as a line of its own. */
 	if (m->kind == MAIL_REPLY && o->command_prefix &&

@@ -1,5 +1,5 @@
 /*
- * The model's words (DESIGN.md §3): one table of names per enum.  The
+ * The model's words (docs/DESIGN.md §3): one table of names per enum.  The
  * names are the database's (storage/schema.c checks states and queues
  * against the same strings), so a name never changes once shipped.
  */

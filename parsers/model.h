@@ -1,5 +1,5 @@
 /*
- * The model's words (DESIGN.md §3): a patch's state and queue, why it
+ * The model's words (docs/DESIGN.md §3): a patch's state and queue, why it
  * was dropped or how it was merged, and the kinds of event.  Each is an
  * enum with one table of names, the strings that the database, the JSON,
  * the pages and the mails show.  storage/ binds and reads the names at
@@ -52,7 +52,7 @@ enum model_reason {
 /*
  * What happened: the kinds of event of the timeline, and the mails that
  * tell of them (templates/mail/<name>.txt, X-Patchyard-Event: <name>,
- * DESIGN.md §8).  The last two are mails without an event of their own.
+ * docs/DESIGN.md §8).  The last two are mails without an event of their own.
  */
 enum model_event {
 	EVENT_POSTED,

@@ -2,7 +2,7 @@
  * Message-IDs: lenient for threading, strict before a value becomes a key.
  *
  * Keys are stored without angle brackets or surrounding space, case kept
- * (DESIGN.md §3).  A key must pass msgid_valid(): 1..LIMIT_MSGID_LEN
+ * (docs/DESIGN.md §3).  A key must pass msgid_valid(): 1..LIMIT_MSGID_LEN
  * bytes of printable ASCII other than space, '<', '>', '"', '\\', and no
  * leading '.' or "..", so that it can safely become a database key, a git
  * ref component (after escaping), a URL (percent-encoded) or a file name

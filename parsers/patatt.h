@@ -1,5 +1,5 @@
 /*
- * patatt developer signatures (DESIGN.md §5): the X-Developer-Signature
+ * patatt developer signatures (docs/DESIGN.md §5): the X-Developer-Signature
  * header that patatt 0.6 (what `b4 send` uses) writes, read and checked
  * here without files or processes.  The keyring that says whose key is
  * whose is the bot's (bot/workflow/devsig.h).

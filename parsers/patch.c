@@ -777,7 +777,7 @@ put_name(struct buf *b, const char *prefix, const char *path)
 
 /*
  * A plain "diff -u" or quilt patch has no git patch-id: `git patch-id`
- * skips everything up to a "diff " line.  DESIGN.md wants one for every
+ * skips everything up to a "diff " line.  docs/DESIGN.md wants one for every
  * patch, so such a patch is hashed as the same change in git form (the
  * names as `git apply -p1` reads them, new files mode 100644): the id
  * git gives once the change is committed and mailed by format-patch.

@@ -1,5 +1,5 @@
 /*
- * Trailers (DESIGN.md §4) in two flavours.
+ * Trailers (docs/DESIGN.md §4) in two flavours.
  *
  * TRAILER_BLOCK reads a commit message body (after the subject, as
  * patch.message holds it) the way git's trailer.c finds the trailer

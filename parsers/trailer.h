@@ -1,5 +1,5 @@
 /*
- * Trailers (DESIGN.md §4): any "Name-by: Person <addr>" plus "Fixes:",
+ * Trailers (docs/DESIGN.md §4): any "Name-by: Person <addr>" plus "Fixes:",
  * "Link:", "Closes:" and "Cc:"; only outside quoted text (">"), before the
  * signature ("-- "), never lines prefixed by "| ".
  */

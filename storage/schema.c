@@ -10,7 +10,7 @@
 #include "util/log.h"
 
 static const char *const migrations[] = {
-	/* 1: the model of DESIGN.md §3. */
+	/* 1: the model of docs/DESIGN.md §3. */
 	"CREATE TABLE meta(\n"
 	"  key TEXT PRIMARY KEY,\n"
 	"  value TEXT NOT NULL\n"
@@ -142,7 +142,7 @@ static const char *const migrations[] = {
 	"  detail TEXT\n"
 	") STRICT;\n"
 	"CREATE INDEX event_contribution ON event(contribution_id);\n"
-	/* Test results (DESIGN.md §3 "check"). */
+	/* Test results (docs/DESIGN.md §3 "check"). */
 	"CREATE TABLE checks(\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  patch_id INTEGER REFERENCES patch(id),\n"
@@ -158,8 +158,8 @@ static const char *const migrations[] = {
 	"  time INTEGER NOT NULL\n"
 	") STRICT;\n"
 	"CREATE INDEX checks_patch ON checks(patch_id);\n"
-	/* Mails to send, rendered when their event happened (DESIGN.md §8).
-	 * held: waiting for the build or push that contains the change. */
+	/* Mails to send, rendered when their event happened (docs/DESIGN.md
+	 * §8). held: waiting for the build or push that contains the change. */
 	"CREATE TABLE outbox(\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  event_id INTEGER REFERENCES event(id),\n"
@@ -181,7 +181,7 @@ static const char *const migrations[] = {
 	"CREATE INDEX outbox_due ON outbox(state, next_attempt);\n"
 	"CREATE INDEX outbox_contribution ON outbox(contribution_id);\n"
 	/* What the last build made of each queue position, so that the
-	 * next one reuses what did not change (DESIGN.md §6). */
+	 * next one reuses what did not change (docs/DESIGN.md §6). */
 	"CREATE TABLE build_entry(\n"
 	"  project_id INTEGER NOT NULL REFERENCES project(id),\n"
 	"  branch TEXT NOT NULL,\n"
@@ -239,7 +239,7 @@ static const char *const migrations[] = {
 	"UPDATE trailer SET verified = 0 WHERE own = 0 AND verified = 1"
 	" AND email IS NOT NULL AND lower(email) != lower((SELECT from_email"
 	" FROM message WHERE message.id = trailer.message_id));\n",
-	/* 6: the test runner (DESIGN.md §7).  A test_run is one run of
+	/* 6: the test runner (docs/DESIGN.md §7).  A test_run is one run of
 	 * test.command on one commit: queued, running (owned by a process),
 	 * done (result success or fail) or error (the runner failed, not
 	 * the test).  Results are found again by tree id and command, so
@@ -287,7 +287,7 @@ static const char *const migrations[] = {
 	"CREATE INDEX checks_commit ON checks(commit_hex)"
 	" WHERE commit_hex IS NOT NULL;\n",
 	/* 7: subsystem trees merged into unstable and what went upstream
-	 * by forward (DESIGN.md §6).  A tree comes from the configuration
+	 * by forward (docs/DESIGN.md §6).  A tree comes from the configuration
 	 * or from a pull-request mail a maintainer staged (pinned to the
 	 * commit the mail names); commit_hex is what the last fetch found,
 	 * since when it was first seen (the merge commit's date, so that
@@ -330,7 +330,7 @@ static const char *const migrations[] = {
 	 * an index that was a scan of every patch per queued patch. */
 	("CREATE INDEX patch_folded ON patch(folded_into)"
 	 " WHERE folded_into IS NOT NULL;\n"),
-	/* 9 (issue 42): how each mail authenticated (DESIGN.md §5): the
+	/* 9 (issue 42): how each mail authenticated (docs/DESIGN.md §5): the
 	 * proof it gave ("dkim d=...", "patatt i=...", "relay ID", "none
 	 * required"), or NULL with the reason in auth_note.  Judged once,
 	 * as the mail arrives by the road it came (a relay's header is

@@ -27,7 +27,7 @@
 /* A contribution's state: its newest series' (s) patches' when they all
  * share one, else partial; new without patches. */
 /* A patch of series s is counted unless it is an older copy that a copy
- * sent again superseded (DESIGN.md §12: one copy per number). */
+ * sent again superseded (docs/DESIGN.md §12: one copy per number). */
 #define PATCH_CURRENT(p)                                                       \
 	"NOT (" p ".state = 'superseded' AND EXISTS (SELECT 1 FROM patch q"    \
 	" WHERE q.series_id = " p ".series_id AND q.number = " p ".number"     \
@@ -43,7 +43,7 @@
 	" coalesce(owner, 0), result, summary, coalesce(duration, 0), queued," \
 	" coalesce(started, 0), coalesce(finished, 0)"
 
-/* patchwork's state of a patch (DESIGN.md §9; man/patchyard.1 has the
+/* patchwork's state of a patch (docs/DESIGN.md §9; man/patchyard.1 has the
  * table), from its state, queue and drop reason.  bot/web/webpwjson.c
  * maps the same in C, and tests/unit/test_webpw.c holds the two equal. */
 #define PW_STATE(st, q, r)                                                     \
@@ -358,7 +358,7 @@ static const char *const text[SQL_COUNT] = {
 	    "INSERT INTO build_entry(project_id, branch, pos, patch_id, key,"
 	    " commit_hex, how, offset) VALUES(:project, :branch, :pos,"
 	    " :patch, :key, :commit, :how, :offset)",
-	/* Upstream may take any version or copy (DESIGN.md §3): superseded
+	/* Upstream may take any version or copy (docs/DESIGN.md §3): superseded
 	 * ones are candidates too, after the others of their contribution,
 	 * newest first (the caller takes one per contribution). */
 	[SQL_STAGE_BY_PATCHID] =
@@ -373,7 +373,7 @@ static const char *const text[SQL_COUNT] = {
 	    " AND p.state != 'merged' ORDER BY s.contribution_id,"
 	    " p.state = 'superseded', p.id DESC",
 
-	/* One row per contribution as the list shows it (DESIGN.md §12):
+	/* One row per contribution as the list shows it (docs/DESIGN.md §12):
 	 * state as storage/store_read.c's series_state() computes it, the
 	 * patch count one copy per number, A/R/T of the newest series
 	 * (distinct per patch and person, superseded copies left out)

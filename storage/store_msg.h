@@ -24,8 +24,8 @@ struct store_msg {
 	const char *from_email;
 	const char *subject;
 	const char *parent; /* the nearest ancestor's Message-ID, or NULL */
-	/* How it authenticated (DESIGN.md §5): "dkim d=...", "patatt i=...",
-	 * "relay ID", "none required"; NULL when it did not, auth_note
+	/* How it authenticated (docs/DESIGN.md §5): "dkim d=...", "patatt
+	 * i=...", "relay ID", "none required"; NULL when it did not, auth_note
 	 * saying why (NULL when it was not judged). */
 	const char *auth;
 	const char *auth_note;
@@ -36,7 +36,7 @@ struct store_msg {
 enum err store_msg_find(struct store *st, struct arena *a, const char *msgid,
     struct store_msg *out);
 /* Every stored mail under this Message-ID, the first and the flagged
- * ones that reuse it (DESIGN.md §4), oldest first. */
+ * ones that reuse it (docs/DESIGN.md §4), oldest first. */
 enum err store_msg_copies(
     struct store *st, const char *msgid, int64_t **ids, size_t *n);
 enum err store_msg_get(

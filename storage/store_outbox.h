@@ -1,4 +1,4 @@
-/* The outbox (mails to send, DESIGN.md §8) and test results (checks). */
+/* The outbox (mails to send, docs/DESIGN.md §8) and test results (checks). */
 #ifndef STORAGE_STORE_OUTBOX_H
 #define STORAGE_STORE_OUTBOX_H
 

@@ -1,7 +1,7 @@
 /*
  * What the promotion policy reads about a staged patch (its checks and
  * whether changes were requested since it was staged), and the record
- * of what was forwarded upstream (DESIGN.md §6).
+ * of what was forwarded upstream (docs/DESIGN.md §6).
  */
 #ifndef STORAGE_STORE_PROMOTE_H
 #define STORAGE_STORE_PROMOTE_H

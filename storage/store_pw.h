@@ -1,6 +1,6 @@
 /*
  * The read side of patchwork's REST API 1.2 and of public-inbox's message
- * URLs (DESIGN.md §9): patches, series, cover letters, replies, people,
+ * URLs (docs/DESIGN.md §9): patches, series, cover letters, replies, people,
  * checks and events as those protocols see them, and a contribution's
  * mails for t.mbox.gz.  The ids are rows of ours: a patch, series or
  * check is its row; a cover letter or a reply its message's row; a
@@ -63,7 +63,7 @@ struct store_pw_patch {
 	int expected;
 	const char *from_name;
 	const char *from_email;
-	enum model_state state; /* ours (DESIGN.md §3) */
+	enum model_state state; /* ours (docs/DESIGN.md §3) */
 	enum model_queue queue;
 	enum model_reason reason;
 	const char *pw_state; /* patchwork's */

@@ -1,6 +1,6 @@
 /*
  * The read side: contributions as people and the JSON contract see them
- * (DESIGN.md §12), built in an arena.
+ * (docs/DESIGN.md §12), built in an arena.
  */
 #ifndef STORAGE_STORE_READ_H
 #define STORAGE_STORE_READ_H
@@ -46,7 +46,7 @@ struct view_patch {
 	struct view_trailer *trailers;
 	size_t ntrailers;
 	bool older_copy; /* superseded by a copy sent again in its series:
-	                    listed, not counted (DESIGN.md §12) */
+	                    listed, not counted (docs/DESIGN.md §12) */
 };
 
 struct view_series {

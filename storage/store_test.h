@@ -1,5 +1,5 @@
 /*
- * The tester's rows (DESIGN.md §7): runs of the test command on staged
+ * The tester's rows (docs/DESIGN.md §7): runs of the test command on staged
  * commits — the queue of pending runs and the results, found again by
  * tree id — and the retests asked for by mail or from the terminal.
  */

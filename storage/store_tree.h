@@ -1,5 +1,5 @@
 /*
- * Subsystem trees (DESIGN.md §6): repositories merged into the unstable
+ * Subsystem trees (docs/DESIGN.md §6): repositories merged into the unstable
  * branch on every rebuild, from the configuration ([tree "NAME"]) or
  * from a `git request-pull` mail a maintainer staged.
  */

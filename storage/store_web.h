@@ -1,6 +1,6 @@
 /*
  * The read side of the status pages and of `list`: contribution summaries
- * (one query with the filters and paging, DESIGN.md §9 and §12), events
+ * (one query with the filters and paging, docs/DESIGN.md §9 and §12), events
  * after an id, the feed, and what `publish` compares to know which pages
  * changed.
  */
@@ -19,7 +19,7 @@
 struct store_filter {
 	int64_t id; /* 0: any; else only this contribution */
 	const char *project; /* a project name, or NULL */
-	const char *state; /* as DESIGN.md §3, or "partial" */
+	const char *state; /* as docs/DESIGN.md §3, or "partial" */
 	const char *submitter; /* an address (exact, any case), else a
 	                          part of the name or address */
 	const char *q; /* a part of the title (ASCII case folded) */

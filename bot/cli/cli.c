@@ -1,5 +1,5 @@
 /*
- * The command line (DESIGN.md §12).  Exit status: 0 success, 1 failure,
+ * The command line (docs/DESIGN.md §12).  Exit status: 0 success, 1 failure,
  * 2 usage; `ingest` exits 75 (EX_TEMPFAIL) when the mail should be
  * retried by the MTA.
  */

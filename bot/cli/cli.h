@@ -1,7 +1,7 @@
 /*
  * Room bot/cli: the command line, one subcommand per run.
  *
- * The command line of DESIGN.md §12: parse argv, run one subcommand.
+ * The command line of docs/DESIGN.md §12: parse argv, run one subcommand.
  */
 #ifndef BOT_CLI_H
 #define BOT_CLI_H

@@ -3,7 +3,7 @@
  * does and either report each error with file:line (exit 1) or print
  * the effective configuration, defaults filled in (exit 0).  Only
  * syntax and values are checked: files a key names are checked when
- * they are used (DESIGN.md §10), so an example config checks anywhere.
+ * they are used (docs/DESIGN.md §10), so an example config checks anywhere.
  * A setting that is valid but unsafe is warned about on stderr.
  */
 #include <stdio.h>

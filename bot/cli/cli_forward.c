@@ -1,7 +1,7 @@
 /*
  * The way to upstream from the command line: `graduate --plan|--auto`
  * (the promotion policy), `forward` (the stable queue upstream) and
- * `trees` (the subsystem trees merged into unstable).  DESIGN.md §12.
+ * `trees` (the subsystem trees merged into unstable).  docs/DESIGN.md §12.
  */
 #include <stdio.h>
 #include <string.h>

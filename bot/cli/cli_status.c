@@ -2,7 +2,7 @@
  * `patchyard status [--json]`: the sources with their positions and last
  * errors, contributions by state, the staging queues, the outbox, and
  * when the stager and the mailer last ran.  The JSON is a contract
- * (DESIGN.md §12, patchyard(1)):
+ * (docs/DESIGN.md §12, patchyard(1)):
  *
  *   {"messages": N, "contributions": {STATE: N, ...},
  *    "outbox": {"due": N, "waiting": N, "failed": N},

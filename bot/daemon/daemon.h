@@ -2,7 +2,7 @@
  * Room bot/daemon: `patchyard run`, the loop of sources, timers and
  * workers.
  *
- * `patchyard run` (DESIGN.md §2): one process, one loop, driving the
+ * `patchyard run` (docs/DESIGN.md §2): one process, one loop, driving the
  * mail sources ([source "NAME"]: IMAP with IDLE, public-inbox archives,
  * Maildir folders), the ingest and command workflow, the stager
  * (upstream scan and rebuild on the timers of [run]) and the mailer.

@@ -1,6 +1,6 @@
 /*
  * Apply one patch to a tree, in memory, the way `git am -3` does
- * (PLATFORM.md explains why libgit2's own apply is not enough): every
+ * (docs/PLATFORM.md explains why libgit2's own apply is not enough): every
  * hunk at its stated line, else relocated by searching for its context
  * nearest first, as `git apply` does (no fuzz: context is never
  * reduced); when that fails for any file, the whole patch again through

@@ -1,5 +1,5 @@
 /*
- * Reading history for what goes upstream (DESIGN.md §6, forward): the
+ * Reading history for what goes upstream (docs/DESIGN.md §6, forward): the
  * commits of a range as `git log` and `git shortlog` see them, and the
  * patch text of a commit or a range as `git format-patch` and `git diff
  * -M --binary` print it.

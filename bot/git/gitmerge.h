@@ -1,5 +1,5 @@
 /*
- * Merging subsystem trees into the staging branch (DESIGN.md §6), as
+ * Merging subsystem trees into the staging branch (docs/DESIGN.md §6), as
  * linux-next does every day: each tree merged in memory (libgit2's
  * three-way merge, no work tree), a merge commit on success, the
  * conflicting paths otherwise.

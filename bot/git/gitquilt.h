@@ -1,5 +1,5 @@
 /*
- * The queue exported as quilt does it (DESIGN.md §6): patches/series
+ * The queue exported as quilt does it (docs/DESIGN.md §6): patches/series
  * and patches/<slug>.patch, committed on refs/heads/patches of the
  * staging repository.  The branch only grows: each change of the queue
  * is one commit with the previous tip as parent, the history of the

@@ -1,7 +1,7 @@
 /*
  * The staging repository's remotes: fetch upstream into
  * refs/upstream/<branch> (`patchyard upstream`), push the staging
- * branches to the configured remote (DESIGN.md §6).  URLs are local
+ * branches to the configured remote (docs/DESIGN.md §6).  URLs are local
  * paths, file://, https:// or ssh; credentials for ssh come from the
  * ssh agent.
  */

@@ -67,9 +67,9 @@ gitpriv_start(void)
 	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
 	/*
 	 * Upstream, trees and archives are read whoever owns them, as git
-	 * does with safe.directory = * (DESIGN.md §10): libgit2 1.5 refuses
-	 * a repository another user owns and matches safe.directory only
-	 * path by path ('*' included), so every epoch of an archive would
+	 * does with safe.directory = * (docs/DESIGN.md §10): libgit2 1.5
+	 * refuses a repository another user owns and matches safe.directory
+	 * only path by path ('*' included), so every epoch of an archive would
 	 * need its own line.  git's check keeps a repository's config from
 	 * running commands as us (core.fsmonitor, hooks, sshCommand);
 	 * libgit2 1.5 runs none, we open only the paths bot.conf names

@@ -2,10 +2,9 @@
  * Room bot/git: the staging engine, built on libgit2.
  *
  * The staging repository: a bare git repository owned by the bot
- * (DESIGN.md §6): opening it, its refs and its objects (bot/git/gitremote.h
- * fetches and pushes).  Object ids
- * travel as 40-digit lowercase hex strings; no libgit2 type leaves the
- * bot/git/ files.
+ * (docs/DESIGN.md §6): opening it, its refs and its objects
+ * (bot/git/gitremote.h fetches and pushes).  Object ids travel as 40-digit
+ * lowercase hex strings; no libgit2 type leaves the bot/git/ files.
  *
  * Objects made while building live in memory first and reach the disk
  * only when something reachable from a result needs them (as loose

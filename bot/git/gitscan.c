@@ -138,7 +138,7 @@ collect_msgids(struct gitscan *s, struct gitscan_commit *c, const char *msg)
 			id = gitscan_link_msgid(s->a, ta.trailers[i].value);
 		else if (ascii_stricmp(ta.trailers[i].key, "Message-ID") == 0)
 			id = trailer_msgid(s->a, ta.trailers[i].value);
-		/* Strict before it is looked up as a key (STYLE.md). */
+		/* Strict before it is looked up as a key (docs/STYLE.md). */
 		if (id == NULL || !msgid_valid(str_from(id)))
 			continue;
 		v = xgrow(v, &cap, n + 1, sizeof(*v));

@@ -1,5 +1,5 @@
 /*
- * Scanning upstream for graduation (DESIGN.md §6): the commits new since
+ * Scanning upstream for graduation (docs/DESIGN.md §6): the commits new since
  * the last scan, each with what matching a tracked patch needs -- its
  * stable patch-id (what `git patch-id --stable` says of `git show`), its
  * author's address and subject, and the Message-IDs its Link: and

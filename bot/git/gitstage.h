@@ -1,5 +1,5 @@
 /*
- * Building a staging branch (DESIGN.md §6): a base commit plus an
+ * Building a staging branch (docs/DESIGN.md §6): a base commit plus an
  * ordered list of patches, one commit per patch, in memory, reusing what
  * did not change since the previous build.  stable = upstream + stable
  * patches; unstable = stable + unstable patches: one call each.

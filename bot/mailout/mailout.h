@@ -1,7 +1,7 @@
 /*
  * Room bot/mailout: mail out, from template to SMTP relay.
  *
- * Composing the mails the bot sends (DESIGN.md §8): an RFC 5322 message
+ * Composing the mails the bot sends (docs/DESIGN.md §8): an RFC 5322 message
  * with CRLF line ends, threaded to the mail it answers, marked as an
  * automatic reply, with RFC 2047 encoded subject and display names.
  *

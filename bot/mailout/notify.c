@@ -226,7 +226,7 @@ to_maintainers(struct notify *n, struct arena *a, const struct conf_project *pr,
 	}
 }
 
-/* Recipients of one acknowledgment at most (DESIGN.md §8): a patch whose
+/* Recipients of one acknowledgment at most (docs/DESIGN.md §8): a patch whose
  * trailers name hundreds of people must not make the bot a mailer. */
 #define NOTIFY_MAX_RCPT 30
 
@@ -254,7 +254,7 @@ cc_add(struct notify *n, struct draft *dr, size_t max, const char *email)
 /*
  * To the author; Cc the addresses the patch's own commit message names,
  * the people whose reply trailers are verified, and the list — never an
- * address only a stranger's reply wrote (DESIGN.md §8) — and for a
+ * address only a stranger's reply wrote (docs/DESIGN.md §8) — and for a
  * conflict its maintainers too: someone has to resolve it.  At most
  * NOTIFY_MAX_RCPT in all, in that order of precedence: the list, the
  * maintainers, the reviewers, then the commit message's addresses.  A version
@@ -316,7 +316,7 @@ patch_values(struct notify *n, struct arena *a, struct template_data *d,
 	    d, "link", archive_link(a, pr ? pr->archive : NULL, msg->msgid));
 	/* Stage, update and graduate mails of a project with a staging tree
 	 * wait for the build (and push) that holds the change: what they say
-	 * is true when they go (DESIGN.md §6). */
+	 * is true when they go (docs/DESIGN.md §6). */
 	template_data_set(d, "staging", pr && pr->staging ? "yes" : NULL);
 	(void)n;
 }

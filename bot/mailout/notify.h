@@ -1,5 +1,5 @@
 /*
- * Acknowledgments and transcripts (DESIGN.md §8): rendered from the
+ * Acknowledgments and transcripts (docs/DESIGN.md §8): rendered from the
  * templates when their event happens, composed, and put in the outbox in
  * the caller's transaction.  Sending is bot/mailout/outbox.c's job.
  */

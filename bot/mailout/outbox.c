@@ -27,7 +27,7 @@
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 
-/* A mail that could not go for this long has failed (DESIGN.md §8). */
+/* A mail that could not go for this long has failed (docs/DESIGN.md §8). */
 #define OUTBOX_GIVE_UP (3 * 24 * 3600)
 /* Recording a sent mail is retried after 50 ms, doubling up to this. */
 #define RECORD_WAIT_MAX 30000

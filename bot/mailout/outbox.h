@@ -1,4 +1,4 @@
-/* Sending the outbox (DESIGN.md §8): every due mail once through the
+/* Sending the outbox (docs/DESIGN.md §8): every due mail once through the
  * relay, its fate recorded with it; transient failures back off. */
 #ifndef BOT_OUTBOX_H
 #define BOT_OUTBOX_H

@@ -4,7 +4,7 @@
  * recipient got which reply and whether the relay acknowledged the data,
  * which curl's return code alone does not say.
  *
- * One session per struct smtp (DESIGN.md §8): the easy handle lives as
+ * One session per struct smtp (docs/DESIGN.md §8): the easy handle lives as
  * long as the struct, and libcurl keeps its connection open between
  * transfers, so the mails of a send run share one connection, one TLS
  * handshake and one AUTH; smtp_free() says QUIT.  Everything the handle
@@ -621,7 +621,7 @@ finish(struct smtp_result *r, CURLcode rc, const struct xfer *x,
  * mails per connection, a restart), or said 421 (closing) to it.  libcurl
  * has dropped that connection then, and the mail goes again at once over
  * a new one.  A connection made for this mail that fails is this mail's
- * failure, and waits for its back-off (DESIGN.md §8).
+ * failure, and waits for its back-off (docs/DESIGN.md §8).
  */
 static bool
 dropped(CURLcode rc, const struct xfer *x, long connects)

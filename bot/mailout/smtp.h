@@ -1,6 +1,6 @@
 /*
  * Sending one composed mail through the configured SMTP relay (libcurl;
- * this is the only file of ours that speaks to it).  DESIGN.md §8.
+ * this is the only file of ours that speaks to it).  docs/DESIGN.md §8.
  *
  * Transport: smtps:// is TLS from the first byte; smtp:// upgrades with
  * STARTTLS as starttls says (required: no TLS, no mail; try: TLS when the
@@ -101,7 +101,7 @@ struct smtp_result {
 /*
  * A session with the relay: libcurl's connection is made at the first
  * smtp_send() and kept open for the next ones (one connection, one TLS
- * handshake, one AUTH for a send run, DESIGN.md §8); smtp_free() ends it
+ * handshake, one AUTH for a send run, docs/DESIGN.md §8); smtp_free() ends it
  * with QUIT.  When the relay has closed that connection by the time of
  * the next mail (an idle timeout, a limit of mails per connection, a
  * restart), the mail goes again at once over a new connection, once.

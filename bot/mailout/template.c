@@ -691,7 +691,7 @@ static const char *const names_tree_conflict[] = { COMMON_NAMES, "tree",
 	"tree_url", "tree_branch", "commit", "base", "owner", "owner_name",
 	"against", "files", "files.file", "details", NULL };
 
-/* The mail events (DESIGN.md §8), each with what its template may use;
+/* The mail events (docs/DESIGN.md §8), each with what its template may use;
  * an event without a mail has none. */
 static const char *const *const mail_names[MODEL_NEVENTS] = {
 	[EVENT_STAGED] = names_staged,

@@ -1,5 +1,5 @@
 /*
- * Templates for the mails the bot sends (DESIGN.md §8): a small renderer
+ * Templates for the mails the bot sends (docs/DESIGN.md §8): a small renderer
  * of our own and the loader of templates/mail/<event>.txt.
  *
  * Syntax, a subset of Mustache; values go out as they are (mail is plain

@@ -1,6 +1,6 @@
 /*
  * TLS for the IMAP source, done with GnuTLS directly: libetpan's own TLS
- * checks no certificate (PLATFORM.md) and hands out only the leaf, which
+ * checks no certificate (docs/PLATFORM.md) and hands out only the leaf, which
  * cannot be verified against a CA whose intermediate the server sends.
  * Here the handshake verifies the chain the server sends against the
  * system store (or the configured CA file) and the host name (an IP

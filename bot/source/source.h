@@ -60,7 +60,7 @@ enum err source_seek(struct source *s, const char *pos);
 
 /*
  * The next mail, whole: one over LIMIT_MAIL_SIZE too, for the parser to
- * mark and the store to keep (DESIGN.md §4).  ERR_NOTFOUND at the end.
+ * mark and the store to keep (docs/DESIGN.md §4).  ERR_NOTFOUND at the end.
  * A mail over LIMIT_MAIL_STORE is never cut: it is not handed out but
  * skipped, with a log line saying where it is, and ERR_LIMIT (m->pos
  * set, m->raw NULL): the caller counts it and asks for the next.

@@ -1,12 +1,12 @@
 /*
- * Running one test command (DESIGN.md §7): under a small init of its
+ * Running one test command (docs/DESIGN.md §7): under a small init of its
  * own, in a PID namespace of its own where one can be made (spawn.h),
  * with a clean environment given by the caller, resource limits, a
  * timeout that ends the whole test -- SIGTERM, then SIGKILL after a
  * grace period -- and an output cap that keeps the head and the tail of
  * what it wrote.  Processes are counted in the test's namespace (or,
  * without one, its process group), never by RLIMIT_NPROC of the user
- * (PLATFORM.md: that counts every process of the user).  Optionally
+ * (docs/PLATFORM.md: that counts every process of the user).  Optionally
  * inside bubblewrap: no network, the system read-only, only the work
  * tree and HOME writable.
  *

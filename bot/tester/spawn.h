@@ -1,6 +1,6 @@
 /*
  * Starting one test's processes so that all of them can be counted and
- * ended (DESIGN.md §10, test.processes): a small init of ours, pid 1 of
+ * ended (docs/DESIGN.md §10, test.processes): a small init of ours, pid 1 of
  * a PID namespace of its own, runs the test command as its one child.
  * Every process the test makes stays in that namespace whatever it does
  * (setsid, double forks), orphans are reparented to the init, which
@@ -10,7 +10,7 @@
  * user namespace of its own, which also bounds the test's processes:
  * since Linux 5.14 RLIMIT_NPROC counts a user's processes per user
  * namespace, so the limit set there counts the test's processes alone
- * (PLATFORM.md: outside one it counts every process of the user), and a
+ * (docs/PLATFORM.md: outside one it counts every process of the user), and a
  * fork beyond it fails.  Root is exempt from RLIMIT_NPROC: its tests are
  * counted by the runner and ended when they have too many.  Where no
  * namespace can be made the test gets a session and process group of

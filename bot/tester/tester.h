@@ -1,7 +1,7 @@
 /*
  * Room bot/tester: proving what is staged, by running its tests.
  *
- * The tester (DESIGN.md §7).  test.command runs
+ * The tester (docs/DESIGN.md §7).  test.command runs
  * on the built commits of each project's staging tree -- the stack tip,
  * each series tip or each patch (test.mode) -- in a throw-away work tree,
  * with limits (bot/tester/runner.h).  When a target fails, bisection

@@ -1,7 +1,7 @@
 /*
  * Room bot/web: the status pages, JSON API, mbox and Atom feed.
  *
- * The status pages, JSON API, mbox and Atom feed (DESIGN.md §9), as one
+ * The status pages, JSON API, mbox and Atom feed (docs/DESIGN.md §9), as one
  * router from a request to a response that knows nothing of sockets:
  * `patchyard serve` (bot/web/websrv.c, libmicrohttpd) and `patchyard
  * publish` (bot/web/webpub.c, static files) both call web_handle().
@@ -43,7 +43,7 @@
 #define WEB_MAX_URL 4096
 /* A check's JSON body: context, URL and description are short. */
 #define WEB_MAX_BODY (64 * 1024)
-/* Page sizes of the API, as DESIGN.md §9 says. */
+/* Page sizes of the API, as docs/DESIGN.md §9 says. */
 #define WEB_PER_PAGE 50
 #define WEB_MAX_PER_PAGE 500
 /* Query arguments of one request: lists take a dozen at most. */

@@ -1,5 +1,5 @@
 /*
- * The machine-readable side: JSON (DESIGN.md §9 and §12, written by
+ * The machine-readable side: JSON (docs/DESIGN.md §9 and §12, written by
  * util/json.c through bot/workflow/show.c's writers, so that the API and
  * `show --json` cannot drift apart), mbox for git am, and Atom
  * (RFC 4287) through the feed template.

@@ -1,5 +1,5 @@
 /*
- * Mail by Message-ID, as the field's tools fetch it (DESIGN.md §9):
+ * Mail by Message-ID, as the field's tools fetch it (docs/DESIGN.md §9):
  *
  * - public-inbox's message URLs, which b4 and archive readers use:
  *   /m/<id>/raw (the stored mail byte for byte), /m/<id>/t.mbox.gz (the

@@ -182,7 +182,7 @@ form_data(struct web *w, struct store *st, struct arena *a,
 	(void)w;
 }
 
-/* The subsystem trees merged into unstable (DESIGN.md §6), on the
+/* The subsystem trees merged into unstable (docs/DESIGN.md §6), on the
  * first page of the list. */
 static void
 trees_data(struct store *st, struct arena *a, struct template_data *d)

@@ -170,7 +170,7 @@ void webcheck_post(struct web *w, const struct web_req *rq, struct web_resp *rs,
 void webcheck_patch(struct web *w, const struct web_req *rq,
     struct web_resp *rs, int64_t patch);
 
-/* ---- webpw*.c: patchwork's REST API 1.2 (DESIGN.md §9) ---- */
+/* ---- webpw*.c: patchwork's REST API 1.2 (docs/DESIGN.md §9) ---- */
 
 /* One request's view of the API. */
 struct pw {
@@ -225,7 +225,7 @@ enum webpw_state webpw_state(
 /*
  * The mail command that gives a patch of ours (state, queue, reason)
  * patchwork's
- * state want (DESIGN.md §9): 1 with it in *c; 0 when the patch is in
+ * state want (docs/DESIGN.md §9): 1 with it in *c; 0 when the patch is in
  * that state already; -1 with *why when no command does.
  */
 int webpw_command(enum model_state state, enum model_queue queue,

@@ -1,5 +1,5 @@
 /*
- * patchwork's REST API, version 1.2, under /api/1.2/ (DESIGN.md §9): what
+ * patchwork's REST API, version 1.2, under /api/1.2/ (docs/DESIGN.md §9): what
  * git-pw and the CI bots written against patchwork read.  One patchyard
  * series is one patchwork series (a contribution is one series per
  * version), our states map to patchwork's (webpw_state), and lists page

@@ -3,7 +3,7 @@
  * (docs/api/schemas/v1.2/patchwork.yaml in patchwork): projects, people,
  * users, patches, series, cover letters, comments and checks, whole and
  * embedded, with patchwork's field names, through util/json.c.  What
- * differs and why is in DESIGN.md §9 and man/patchyard.1 (WEB).
+ * differs and why is in docs/DESIGN.md §9 and man/patchyard.1 (WEB).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -43,7 +43,7 @@ webpw_state_parse(const char *name, enum webpw_state *out)
 	return false;
 }
 
-/* Our states in patchwork's words (DESIGN.md §9, man/patchyard.1):
+/* Our states in patchwork's words (docs/DESIGN.md §9, man/patchyard.1):
  * storage/sql.c's PW_STATE says the same for the lists' filters. */
 enum webpw_state
 webpw_state(

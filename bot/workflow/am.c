@@ -5,7 +5,7 @@
  * replies, in the order they came, those b4 would take (or, asked for,
  * only the verified ones) and without the ones already there.  Unlike
  * b4's defaults, trailers given to the cover letter go to every patch
- * (DESIGN.md section 4, b4's -t).
+ * (docs/DESIGN.md section 4, b4's -t).
  * tests/integration/test_b4.sh holds it against b4, docs/ORACLES.md
  * lists where the two still differ and why.
  */

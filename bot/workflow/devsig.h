@@ -1,5 +1,5 @@
 /*
- * Developer signatures against the operator's keyring (DESIGN.md §5,
+ * Developer signatures against the operator's keyring (docs/DESIGN.md §5,
  * auth.keyring): patatt's checks are pure (parsers/patatt.h); this reads
  * the public keys, laid out as patatt's own keyring has them.
  */

@@ -1,5 +1,5 @@
 /*
- * DKIM verification (RFC 6376) with libopendkim, for DESIGN.md §5: the
+ * DKIM verification (RFC 6376) with libopendkim, for docs/DESIGN.md §5: the
  * one file that includes <opendkim/dkim.h>.  Which d= may speak for a
  * From address (alignment) is the caller's question, not this one's.
  */

@@ -1,5 +1,5 @@
 /*
- * Forwarding the stable queue upstream (DESIGN.md §6, §5 #yard forward,
+ * Forwarding the stable queue upstream (docs/DESIGN.md §6, §5 #yard forward,
  * §10 project.forward): what graduated is sent to the upstream address
  * as the project configures it --
  *

@@ -1,5 +1,5 @@
 /*
- * Bulk import (DESIGN.md §2): a source read on one thread while the
+ * Bulk import (docs/DESIGN.md §2): a source read on one thread while the
  * other writes the database, each parsing what the other has not, in
  * batches of one transaction that also record the source position, so a
  * crash resumes where it stopped.

@@ -1260,7 +1260,7 @@ adopt_series(struct ingest *in, const struct mail *m, int64_t project,
 /*
  * A cover letter of a series sent again without a new version: the same
  * sender's series of this version, total and cover title that it
- * answers, or that was posted within the day (DESIGN.md §4: it stays one
+ * answers, or that was posted within the day (docs/DESIGN.md §4: it stays one
  * series; the patches that answer this cover join it as copies).
  */
 static enum err
@@ -1390,7 +1390,7 @@ store_new(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 }
 
 /* The Message-ID among refs[from..] that two stored mails share, or
- * NULL: a command answering it could mean either (DESIGN.md §4). */
+ * NULL: a command answering it could mean either (docs/DESIGN.md §4). */
 static enum err
 reused_ref(
     struct ingest *in, const struct mail *m, size_t from, const char **reused)
@@ -1478,7 +1478,7 @@ store_and_place(struct ingest *in, const char *raw, size_t n,
 }
 
 /*
- * How the new mail authenticates, when it could matter (DESIGN.md §5):
+ * How the new mail authenticates, when it could matter (docs/DESIGN.md §5):
  * a reply that may command or give a trailer, a patch that may take
  * another's place.  The rest is not looked at: a signature check may
  * cost a DNS lookup.

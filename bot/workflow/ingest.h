@@ -1,7 +1,7 @@
 /*
  * Room bot/workflow: the rules that turn mail into tracked patches.
  *
- * Ingest: one parsed mail into the model (DESIGN.md §3-4), inside the
+ * Ingest: one parsed mail into the model (docs/DESIGN.md §3-4), inside the
  * caller's transaction.  Threading (References first, In-Reply-To second,
  * as JWZ), series, versions, trailers, and replies that arrived before
  * their ancestors.
@@ -42,7 +42,7 @@ struct ingest *ingest_new(struct store *st, const struct config *conf);
 void ingest_free(struct ingest *in);
 const struct ingest_stats *ingest_stats(const struct ingest *in);
 /*
- * The road the following mails come by (DESIGN.md §5): which relay's
+ * The road the following mails come by (docs/DESIGN.md §5): which relay's
  * header is believed, and whether signatures are checked.  The default
  * believes nothing and checks nothing, as an import.
  */

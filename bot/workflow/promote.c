@@ -26,7 +26,7 @@
 #include "util/xalloc.h"
 
 #define DAY (24 * 60 * 60)
-/* The context the test runner reports its results under (DESIGN.md
+/* The context the test runner reports its results under (docs/DESIGN.md
  * §7); external CI reports under contexts of its own. */
 #define TEST_CONTEXT "patchyard/test"
 

@@ -1,5 +1,5 @@
 /*
- * The promotion policy (DESIGN.md §6, [promote] in §10): a staged patch
+ * The promotion policy (docs/DESIGN.md §6, [promote] in §10): a staged patch
  * moves from the unstable to the stable queue by itself when it has
  * been there long enough, its tests pass (or at least nothing fails),
  * enough people other than its author reviewed or acked it, nobody

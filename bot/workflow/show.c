@@ -353,7 +353,7 @@ show_json_contrib_fields(
 		json_int(j, n->version);
 	else
 		json_null(j);
-	/* One copy per patch number (DESIGN.md §12). */
+	/* One copy per patch number (docs/DESIGN.md §12). */
 	json_key(j, "patch_count");
 	json_int(j, n ? (int64_t)n->received : 0);
 	json_key(j, "series");

@@ -1,5 +1,5 @@
 /* list and show: contributions as text for people and as the JSON of
- * DESIGN.md §12 for scripts. */
+ * docs/DESIGN.md §12 for scripts. */
 #ifndef BOT_SHOW_H
 #define BOT_SHOW_H
 
@@ -16,7 +16,7 @@
 enum err show_resolve(struct store *st, const char *ref, int64_t *contribution,
     int64_t *series, int64_t *patch);
 
-/* A contribution as DESIGN.md §12's JSON object; full adds checks,
+/* A contribution as docs/DESIGN.md §12's JSON object; full adds checks,
  * events and outbox (show --json). */
 void show_json_contrib(struct json *j, const struct view_contrib *c, bool full);
 /* The same fields without the braces, so that callers can add theirs. */
@@ -27,13 +27,13 @@ void show_json_contrib_fields(
 void show_json_summary_fields(struct json *j, const struct store_summary *s);
 /*
  * Whether trailer i of p is the one shown for its name and person (one
- * object per name and person on a patch, DESIGN.md §12): the verified
+ * object per name and person on a patch, docs/DESIGN.md §12): the verified
  * copy when one is, else the first.
  */
 bool show_trailer_shown(const struct view_patch *p, size_t i);
-/* A patch object of DESIGN.md §12. */
+/* A patch object of docs/DESIGN.md §12. */
 void show_json_patch(struct json *j, const struct view_patch *p);
-/* The check objects of DESIGN.md §12, those of one patch or (patch 0)
+/* The check objects of docs/DESIGN.md §12, those of one patch or (patch 0)
  * all. */
 void show_json_checks(
     struct json *j, const struct store_check *k, size_t n, int64_t patch);

@@ -1,5 +1,5 @@
 /*
- * The staging tree (DESIGN.md §6), driving the libgit2 engine of
+ * The staging tree (docs/DESIGN.md §6), driving the libgit2 engine of
  * bot/git/ from the database: the queue becomes commits (stable =
  * upstream + stable patches; unstable = stable + unstable patches), the
  * quilt export and the push follow, and only then do the stage, update
@@ -1054,7 +1054,7 @@ merge_ids(struct stager *s, int64_t *ids, size_t n, enum model_reason how,
 }
 
 /* Exact (patch-id) before link (Message-ID) before changed (author and
- * title), one patch per contribution (DESIGN.md §6). */
+ * title), one patch per contribution (docs/DESIGN.md §6). */
 static enum err
 match_commit(struct stager *s, const struct gitscan_commit *c)
 {

@@ -1,5 +1,5 @@
 /*
- * The staging tree (DESIGN.md §6): `patchyard rebuild` builds the
+ * The staging tree (docs/DESIGN.md §6): `patchyard rebuild` builds the
  * stable and unstable branches from the queue, exports it as quilt,
  * pushes, and lets the held acknowledgments go; `patchyard upstream`
  * fetches mainline and marks the patches it took as merged.

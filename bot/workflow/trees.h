@@ -1,5 +1,5 @@
 /*
- * Subsystem trees (DESIGN.md §6): repositories merged into the unstable
+ * Subsystem trees (docs/DESIGN.md §6): repositories merged into the unstable
  * branch on every rebuild, as -mm merged the subsystem trees and
  * linux-next does every day.  They come from [tree "NAME"] sections
  * (kept in step with the table on every use) or from a `git

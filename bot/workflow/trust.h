@@ -1,5 +1,5 @@
 /*
- * Who a mail speaks for (DESIGN.md §5): the one place that decides how a
+ * Who a mail speaks for (docs/DESIGN.md §5): the one place that decides how a
  * mail authenticates — a DKIM signature or a developer signature that
  * patchyard verifies itself, or the header of a relay the road it came
  * by names — whether two addresses are one person, and so whether a
@@ -52,7 +52,7 @@ void trust_judge(struct trust *t, struct arena *a,
 bool trust_same_person(const struct config *conf, const char *x, const char *y);
 
 /*
- * Does email maintain project (DESIGN.md §5)?  files: the paths a
+ * Does email maintain project (docs/DESIGN.md §5)?  files: the paths a
  * command touches, one a line, each of which the person's path patterns
  * must cover (a [maintainer] without path covers everything); NULL: the
  * whole project, which only a maintainer without path patterns holds.

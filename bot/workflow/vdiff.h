@@ -1,6 +1,6 @@
 /*
  * Room bot/workflow.  What changed between two versions of a patch, for
- * the "updated" acknowledgment (DESIGN.md §8): the code, the description
+ * the "updated" acknowledgment (docs/DESIGN.md §8): the code, the description
  * (subject and commit message without its trailers), the trailers the
  * patch's own message carries; and the interdiff of the code.
  */

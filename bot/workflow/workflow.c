@@ -1,5 +1,5 @@
 /*
- * The patch state machine (DESIGN.md §3) and its commands (§5).
+ * The patch state machine (docs/DESIGN.md §3) and its commands (§5).
  *
  * Every command runs in the caller's transaction and is all or nothing:
  * it checks who asks (maintainer of the project and of every file the

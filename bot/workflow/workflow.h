@@ -1,5 +1,5 @@
 /*
- * The patch state machine (DESIGN.md §3) and the commands that drive it
+ * The patch state machine (docs/DESIGN.md §3) and the commands that drive it
  * (§5), by mail and from the terminal through the same code: who may do
  * what, which transitions are valid, an event for every change, and the
  * acknowledgments and transcripts they cause.

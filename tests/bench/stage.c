@@ -1,7 +1,7 @@
 /*
  * The staging bench (issue 13).  It makes its own workload, offline and
  * the same on every run (a fixed seed), shaped like the real one
- * PLATFORM.md measured: about 2,500 text files of 5-60 KB in 40 folders,
+ * docs/PLATFORM.md measured: about 2,500 text files of 5-60 KB in 40 folders,
  * then 300 commits of small edits (1-3 files, 1-4 hunks each) made with
  * git and mailed with git format-patch.  Then, in one run:
  *

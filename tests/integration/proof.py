@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Authority from proof (issue 42, DESIGN.md §5), end to end with real git
+"""Authority from proof (issue 42, docs/DESIGN.md §5), end to end with real git
 repositories, real format-patch mails, a real SMTP server and signatures
 made here with the field's own tools: dkimpy (Debian's python3-dkim) signs
 DKIM with RSA keys made by openssl, patatt (python3-patatt, what `b4 send`

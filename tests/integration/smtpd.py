@@ -219,7 +219,7 @@ def make_authenticator(user, password):
               auth_data.password == password.encode())
         log("AUTH %s %s" % (mechanism, "ok" if ok else "refused"))
         # handled=False makes aiosmtpd answer 535; handled=True with
-        # success=False would leave the client waiting (PLATFORM.md).
+        # success=False would leave the client waiting (docs/PLATFORM.md).
         return AuthResult(success=ok, handled=False, auth_data=auth_data)
     return authenticator
 

@@ -12,7 +12,7 @@
 #
 # Arguments, if any, are the mboxes to run (.fail ones too).  UPDATE=1
 # rewrites the .expected of the cases run (never of a .fail case): read
-# every line against DESIGN.md before committing it.
+# every line against docs/DESIGN.md before committing it.
 set -u
 . "$(dirname "$0")/lib.sh"
 fail=0

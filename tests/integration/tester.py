@@ -158,7 +158,7 @@ def good_queue(tmp):
     k = ks[0] if ks else {}
     tip = sh(['git', '-C', os.path.join(s.dir, 'staging.git'), 'rev-parse', 'unstable']).stdout.decode().strip()
     up = s.repo.git('rev-parse', 'master').strip()
-    check('good queue: the check has the JSON fields of DESIGN.md 12',
+    check('good queue: the check has the JSON fields of docs/DESIGN.md 12',
           sorted(k) == sorted(['patch_id', 'context', 'state', 'url', 'summary', 'reporter', 'time',
                                'commit', 'base', 'duration', 'log_tail']), sorted(k))
     check('good queue: context, commit, base', (k.get('context'), k.get('commit'), k.get('base')) ==

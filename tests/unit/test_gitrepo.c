@@ -314,7 +314,7 @@ test_stale_ref_lock(void **state)
 
 /*
  * An upstream another user owns is read as git reads it with
- * safe.directory = * (DESIGN.md §10): by path (our own copy of the
+ * safe.directory = * (docs/DESIGN.md §10): by path (our own copy of the
  * branch) and through libgit2's local transport (a tag).  libgit2 alone
  * refuses both, root included.  Needs root, to give the files away.
  */

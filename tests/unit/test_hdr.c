@@ -225,7 +225,7 @@ test_limits(void **state)
 
 /*
  * One field longer than LIMIT_FIELD_SIZE: the header is over a limit
- * (STYLE.md: store, mark, do not parse), whether the field is one long
+ * (docs/STYLE.md: store, mark, do not parse), whether the field is one long
  * line or folded over many; a value of exactly the limit is fine.
  */
 static void

@@ -225,7 +225,7 @@ pid_excuse(const struct our_view *o, const struct git_view *g)
 	if (d && strcmp(d, "signature") == 0 && o->p->parsed == NULL)
 		return "short-hunk+signature";
 	/* A plain or quilt diff: git has no patch-id, ours is that of the
-	 * change in git form (DESIGN.md: a patch-id for every patch). */
+	 * change in git form (docs/DESIGN.md: a patch-id for every patch). */
 	if (g->pid[0] == '\0' && o->p->parsed && o->p->parsed->nfiles &&
 	    !o->p->parsed->files[0].git && strlen(o->p->patch_id) == 40)
 		return "git-form";

@@ -243,7 +243,8 @@ test_setup(void **state)
 	(void)state;
 	memset(&srv, 0, sizeof(srv));
 	if (deps) {
-		/* A fresh Maildir the server creates itself (PLATFORM.md). */
+		/* A fresh Maildir the server creates itself (docs/PLATFORM.md).
+		 */
 		static int n;
 
 		n++;
@@ -921,7 +922,7 @@ test_no_8bitmime(void **state)
 }
 
 /*
- * One session (DESIGN.md §8): ten mails through one struct smtp go over
+ * One session (docs/DESIGN.md §8): ten mails through one struct smtp go over
  * one connection, the first opening it and the others using it.
  */
 static void

@@ -1,5 +1,5 @@
 /*
- * bot/workflow/trust.c: how a mail authenticates (DESIGN.md §5) by the
+ * bot/workflow/trust.c: how a mail authenticates (docs/DESIGN.md §5) by the
  * road it came, without the network: relays, doubled headers, imports,
  * auth.require = none, and who a trailer is verified for.  The DKIM and
  * patatt verifiers have tests of their own (test_dkim, test_patatt).

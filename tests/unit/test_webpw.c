@@ -1,5 +1,5 @@
 /*
- * Unit tests of the field's protocols in bot/web/ (DESIGN.md §9):
+ * Unit tests of the field's protocols in bot/web/ (docs/DESIGN.md §9):
  * patchwork's REST API 1.2 (the state mapping both ways, the shapes and
  * filters of its lists, checks and a maintainer's PATCH) and
  * public-inbox's message URLs (raw, t.mbox.gz), through the router
@@ -155,7 +155,7 @@ list_ids(const char *path)
 	return s;
 }
 
-/* The state table of DESIGN.md §9, in C and in the SQL that filters. */
+/* The state table of docs/DESIGN.md §9, in C and in the SQL that filters. */
 static void
 test_state_map(void **state)
 {
