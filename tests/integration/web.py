@@ -232,7 +232,8 @@ def checks(fx, base):
     check('a body over the cap: 413', post(dict(good, description='x' * 100000), fx.token)[0] == 413)
     check('GET /api/checks: 405', fetch(base, '/api/checks')[0] == 405)
     lst = json.loads(fetch(base, '/api/contributions?state=staged')[2])
-    check('test_state is the latest check\'s', lst[0]['test_state'] == 'warning', lst[0]['test_state'])
+    check('test_state is the worst latest result of each context', lst[0]['test_state'] == 'fail',
+          lst[0]['test_state'])
     kk = json.loads(fetch(base, '/api/patches/%d/checks' % p['id'])[2])
     check('/api/patches/ID/checks lists them', [c['context'] for c in kk] == ['lab/build', 'lab/test', 'lab/path'], kk)
     page = fetch(base, '/c/%d' % fx.cid)[2].decode()
