@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
 #include "parsers/msgid.h"
 #include "storage/store_read.h"
@@ -68,6 +69,7 @@ web_new(const struct config *conf)
 	const struct template_builtin *css = builtin("style");
 
 	w->conf = conf;
+	w->memo = webmemo_new(WEB_MEMO_BYTES);
 	w->page[WEB_PAGE_LIST] = load("list", true);
 	w->page[WEB_PAGE_CONTRIB] = load("contrib", true);
 	w->page[WEB_PAGE_ERROR] = load("error", true);
@@ -91,6 +93,7 @@ web_free(struct web *w)
 		return;
 	for (i = 0; i < WEB_NPAGES; i++)
 		template_free(w->page[i]);
+	webmemo_free(w->memo);
 	for (i = 0; i < w->ntokens; i++)
 		free(w->tokens[i].token);
 	free(w->tokens);
@@ -130,41 +133,47 @@ id_then(const char *p, const char *end, int64_t *id)
 	return strcmp(p + n, end) == 0;
 }
 
-/* /m/<Message-ID>: 302 to the contribution that holds it. */
+/* /m/<Message-ID>: 302 to the contribution that holds it, at the mail
+ * (a patch's own anchor, else the mail's). */
 static void
 by_msgid(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, const char *ref)
 {
 	struct str id = msgid_from_user(str_from(ref));
-	int64_t cid = 0, sid = 0, pid = 0;
+	struct store_web_place pl;
+	struct arena *a = arena_new();
 	struct buf loc = BUF_INIT;
 	enum err e = ERR_NOTFOUND;
 	char *copy;
 
 	if (id.p) {
 		copy = str_dup(id);
-		e = store_read_msgid(st, copy, &cid, &sid, &pid);
+		e = store_web_place(st, a, copy, &pl);
 		free(copy);
 	}
 	if (e == ERR_NOTFOUND) {
 		webpage_error(w, rq, rs, 404, "Unknown message",
 		    "No contribution holds a message with this Message-ID "
 		    "(yet: it may not have arrived).");
-		return;
+		goto out;
 	}
 	if (e != ERR_OK) {
 		webpage_error(w, rq, rs, 503, "Not available",
 		    "The database could not be read; try again.");
-		return;
+		goto out;
 	}
-	buf_addf(&loc, "%sc/%lld", rq->root, (long long)cid);
-	if (pid)
-		buf_addf(&loc, "#patch-%lld", (long long)pid);
+	buf_addf(&loc, "%sc/%lld", rq->root, (long long)pl.contribution);
+	if (pl.patch && strcmp(pl.kind, "patch") == 0)
+		buf_addf(&loc, "#patch-%lld", (long long)pl.patch);
+	else
+		buf_addf(&loc, "#mail-%lld", (long long)pl.message_row);
 	rs->location = buf_detach(&loc, NULL);
 	buf_free(&loc);
 	rs->status = 302;
 	rs->type = "text/plain; charset=utf-8";
 	buf_adds(&rs->body, "Found\n");
+out:
+	arena_free(a);
 }
 
 static void

@@ -59,6 +59,47 @@ web_when(struct template_data *d, const char *name, int64_t t,
 		template_data_set(d, key, iso);
 }
 
+void
+web_when_abs(struct template_data *d, const char *name, int64_t t,
+    const struct web_req *rq)
+{
+	char iso[32], words[48], key[64];
+
+	if (t <= 0 || time_fmt_iso(iso, sizeof(iso), t) != ERR_OK ||
+	    strlen(iso) < 16)
+		return;
+	/* "2025-03-04T10:00:00Z" as "2025-03-04 10:00". */
+	template_data_setf(d, name, "%.10s %.5s", iso, iso + 11);
+	if (snprintf(key, sizeof(key), "%s_iso", name) < (int)sizeof(key))
+		template_data_set(d, key, iso);
+	if (!rq->static_site &&
+	    time_fmt_ago(words, sizeof(words), t, rq->now) == ERR_OK &&
+	    snprintf(key, sizeof(key), "%s_ago", name) < (int)sizeof(key))
+		template_data_set(d, key, words);
+}
+
+const char *
+web_clip(struct arena *a, const char *s, size_t max)
+{
+	size_t i, chars = 0;
+	char *out;
+
+	if (s == NULL)
+		return NULL;
+	for (i = 0; s[i]; i++) {
+		/* A character starts at every byte but a continuation
+		 * byte (10xxxxxx). */
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && chars++ == max)
+			break;
+	}
+	if (s[i] == '\0')
+		return s;
+	out = arena_alloc(a, i + 4);
+	memcpy(out, s, i);
+	memcpy(out + i, "\xe2\x80\xa6", 4); /* U+2026 and the NUL */
+	return out;
+}
+
 bool
 web_id(const char *p, size_t n, int64_t *id)
 {

@@ -110,7 +110,14 @@ def redirects(fx, base):
             check('/m/%s redirects to the contribution' % q, st == 302 and loc.split('#')[0] == want,
                   (st, loc))
     st, hd, _ = fetch(base, '/m/' + urllib.parse.quote(msgid(fx.v2[0]), safe=''))
-    check('/m/ of the cover letter redirects too', st == 302 and hd['Location'] == want, hd.get('Location'))
+    loc = hd.get('Location') or ''
+    check('/m/ of the cover letter redirects to it on the page', st == 302 and loc.startswith(want + '#mail-'), loc)
+    page = fetch(base, want)[2].decode()
+    check('... where its anchor is', 'id="%s"' % loc.split('#')[1] in page)
+    st, hd, _ = fetch(base, '/m/' + urllib.parse.quote(msgid(fx.v2[1]), safe=''))
+    loc = hd.get('Location') or ''
+    check('/m/ of a patch redirects to the patch', st == 302 and loc.startswith(want + '#patch-')
+          and 'id="%s"' % loc.split('#')[1] in page, loc)
     st, _, body = fetch(base, '/m/' + urllib.parse.quote('<nobody@nowhere>', safe=''))
     check('/m/ of an unknown Message-ID is a 404 page that says so',
           st == 404 and 'No contribution holds' in body.decode(), st)
