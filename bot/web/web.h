@@ -65,6 +65,11 @@ struct web_req {
 	bool static_site;
 	const char *root; /* "/" or "../../": prefix of every local link */
 	int64_t now;
+	/* serve: the conditional headers, and whether the client accepts
+	 * a gzip body (bot/web/webcache.c). */
+	const char *if_none_match;
+	const char *if_modified_since;
+	bool gzip;
 };
 
 struct web_resp {
@@ -75,6 +80,11 @@ struct web_resp {
 	char *link; /* Link: rel="next", rel="prev" */
 	char *disposition; /* Content-Disposition, or NULL */
 	const char *allow; /* 405: Allow */
+	/* serve (bot/web/webcache.c): */
+	const char *encoding; /* Content-Encoding, or NULL */
+	char *etag; /* ETag, quoted, or NULL */
+	int64_t modified; /* Last-Modified, 0: none */
+	bool vary; /* Vary: Accept-Encoding */
 };
 
 /*

@@ -67,6 +67,10 @@ const char *web_clip(struct arena *a, const char *s, size_t max);
 bool web_filter(struct arena *a, const struct web_req *rq,
     struct store_filter *f, size_t *page, size_t per_page_default,
     const char **why);
+/* Whether an Accept-Encoding value takes gzip (not with q=0). */
+bool web_accepts_gzip(const char *accept_encoding);
+/* An HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT", RFC 9110 5.6.7). */
+enum err web_http_date(char *out, size_t n, int64_t t);
 /* A positive decimal id (at most 18 digits) spanning [p, p+n). */
 bool web_id(const char *p, size_t n, int64_t *id);
 /* Whether url is an http or https URL safe to put in a link. */

@@ -107,6 +107,7 @@ web_resp_free(struct web_resp *rs)
 	free(rs->location);
 	free(rs->link);
 	free(rs->disposition);
+	free(rs->etag);
 	memset(rs, 0, sizeof(*rs));
 }
 

@@ -169,6 +169,58 @@ web_filter(struct arena *a, const struct web_req *rq, struct store_filter *f,
 }
 
 bool
+web_accepts_gzip(const char *ae)
+{
+	const char *p = ae;
+
+	while (p && *p) {
+		size_t n;
+		const char *q;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		n = strcspn(p, ",;");
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if ((n == 4 && ascii_strnicmp(p, "gzip", 4) == 0) ||
+		    (n == 1 && *p == '*')) {
+			/* "gzip;q=0" refuses it, any other weight takes
+			 * it. */
+			q = p + strcspn(p, ",");
+			p += strcspn(p, ",;");
+			if (*p != ';')
+				return true;
+			p++;
+			while (*p == ' ')
+				p++;
+			if (!(p[0] == 'q' && p[1] == '=' &&
+			        strspn(p + 2, "0.") == strcspn(p + 2, ", ;")))
+				return true;
+			p = q;
+			continue;
+		}
+		p += strcspn(p, ",");
+	}
+	return false;
+}
+
+enum err
+web_http_date(char *out, size_t n, int64_t t)
+{
+	char d[40];
+	size_t k;
+
+	/* RFC 5322's form in UTC, with GMT for +0000. */
+	if (time_fmt_rfc5322(d, sizeof(d), t, 0) != ERR_OK ||
+	    (k = strlen(d)) < 6 || strcmp(d + k - 5, "+0000") != 0)
+		return ERR_INTERNAL;
+	d[k - 5] = '\0';
+	if ((size_t)snprintf(out, n, "%sGMT", d) >= n)
+		return ERR_LIMIT;
+	return ERR_OK;
+}
+
+bool
 web_http_url(const char *url)
 {
 	const unsigned char *p;

@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "bot/web/webcache.h"
 #include "bot/web/webmail.h"
 #include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
@@ -392,6 +393,21 @@ test_helpers(void **state)
 	/* Characters, not bytes; never half of one. */
 	s = web_clip(a, "\xc3\xa9\xc3\xa9\xc3\xa9", 2);
 	assert_string_equal(s, "\xc3\xa9\xc3\xa9\xe2\x80\xa6");
+	assert_true(web_accepts_gzip("gzip, deflate, br"));
+	assert_true(web_accepts_gzip("deflate, GZIP;q=0.5"));
+	assert_true(web_accepts_gzip("*"));
+	assert_false(web_accepts_gzip("gzip;q=0"));
+	assert_false(web_accepts_gzip("gzip; q=0.000, br"));
+	assert_false(web_accepts_gzip("deflate, br, xgzip"));
+	assert_false(web_accepts_gzip(""));
+	assert_false(web_accepts_gzip(NULL));
+	assert_true(webcache_etag_match("\"abc\"", "abc"));
+	assert_true(webcache_etag_match("W/\"x\", \"abc-gz\"", "abc"));
+	assert_true(webcache_etag_match("*", "abc"));
+	assert_false(webcache_etag_match("\"abcd\"", "abc"));
+	assert_false(webcache_etag_match("\"ab\"", "abc"));
+	assert_false(webcache_etag_match("abc", "abc"));
+	assert_false(webcache_etag_match(NULL, "abc"));
 	arena_free(a);
 }
 
@@ -484,6 +500,83 @@ test_memo(void **state)
 	webmemo_free(m);
 }
 
+/* Answers kept until the database changes; 304 for the client that
+ * holds one; gzip for the client that takes it. */
+static void
+test_cache(void **state)
+{
+	struct store *stamp, *ro;
+	struct webcache *c;
+	struct web_resp rs;
+	struct web_req rq;
+	char etag[64];
+	uint64_t g1, g2;
+
+	(void)state;
+	assert_int_equal(store_open(w.db, STORE_RO, &stamp), ERR_OK);
+	assert_int_equal(store_open(w.db, STORE_RO, &ro), ERR_OK);
+	c = webcache_new(stamp, 1 << 20, 60);
+	memset(&rq, 0, sizeof(rq));
+	rq.method = "GET";
+	rq.path = "/c/1";
+	rq.arg = arg;
+	rq.root = "/";
+	rq.now = time_now();
+	g1 = webcache_begin(c);
+	webcache_handle(c, web, ro, &rq, "/c/1", g1, &rs);
+	assert_int_equal(rs.status, 200);
+	assert_non_null(rs.etag);
+	assert_true(rs.modified > 0 && rs.vary);
+	assert_null(rs.encoding);
+	snprintf(etag, sizeof(etag), "%s", rs.etag);
+	web_resp_free(&rs);
+	/* Nothing changed: the same generation, a 304 for the etag. */
+	g2 = webcache_begin(c);
+	assert_true(g2 == g1);
+	rq.if_none_match = etag;
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	assert_int_equal(rs.status, 304);
+	assert_int_equal(rs.body.n, 0);
+	web_resp_free(&rs);
+	rq.if_none_match = NULL;
+	rq.if_modified_since = "Fri, 01 Jan 2100 00:00:00 GMT";
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	assert_int_equal(rs.status, 304);
+	web_resp_free(&rs);
+	rq.if_modified_since = "Thu, 01 Jan 1970 00:00:00 GMT";
+	rq.gzip = true;
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	assert_int_equal(rs.status, 200);
+	assert_string_equal(rs.encoding, "gzip");
+	assert_true(rs.body.n > 10 && (unsigned char)rs.body.p[0] == 0x1f &&
+	    (unsigned char)rs.body.p[1] == 0x8b);
+	assert_true(strstr(rs.etag, "-gz\"") != NULL);
+	web_resp_free(&rs);
+	/* Another connection writes: a new generation, a new page. */
+	assert_int_equal(store_begin(w.st), ERR_OK);
+	assert_int_equal(store_meta_set(w.st, "test-cache", "1"), ERR_OK);
+	assert_int_equal(store_commit(w.st), ERR_OK);
+	g2 = webcache_begin(c);
+	assert_true(g2 > g1);
+	assert_int_equal(webcache_begin(c), g2);
+	rq.gzip = false;
+	rq.if_modified_since = NULL;
+	rq.if_none_match = etag;
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	/* Built again, the same body: still the client's. */
+	assert_int_equal(rs.status, 304);
+	web_resp_free(&rs);
+	/* Only 200 answers are kept; others pass through. */
+	rq.if_none_match = NULL;
+	rq.path = "/c/99";
+	webcache_handle(c, web, ro, &rq, "/c/99", g2, &rs);
+	assert_int_equal(rs.status, 404);
+	assert_null(rs.etag);
+	web_resp_free(&rs);
+	webcache_free(c);
+	store_close(ro);
+}
+
 int
 main(void)
 {
@@ -501,6 +594,7 @@ main(void)
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_diff_lines),
 		cmocka_unit_test(test_memo),
+		cmocka_unit_test(test_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
