@@ -361,7 +361,7 @@ test_contrib_page(void **state)
 	assert_true(
 	    strstr(v1, "widget: look widgets up through the cache") < r2);
 	/* Replies carry their anchor, author, date and links. */
-	HAS(p, "class=\"mail reply depth-1\" id=\"mail-");
+	HAS(p, "class=\"msg reply depth-1\" id=\"mail-");
 	HAS(p, "<bdi>Tom Tester</bdi> &lt;<bdi>tom@example.com</bdi>&gt;");
 	HAS(p, ">2026-11-03 13:00</time>");
 	HAS(p, "href=\"https://lists.example.org/frob/r2.tom@example.com/\"");
