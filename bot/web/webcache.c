@@ -252,31 +252,6 @@ dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-static void
-copy_answer(struct answer *to, const struct answer *from)
-{
-	*to = *from;
-	to->body = xmalloc(from->n + 1);
-	memcpy(to->body, from->body, from->n);
-	to->gz = NULL;
-	if (from->gz) {
-		to->gz = xmalloc(from->gzn);
-		memcpy(to->gz, from->gz, from->gzn);
-	}
-	to->link = dup_or_null(from->link);
-	to->disposition = dup_or_null(from->disposition);
-}
-
-/* The etag as a header value: quoted, "-gz" for the gzip body. */
-static char *
-etag_value(const struct answer *an, bool gz)
-{
-	char v[32];
-
-	snprintf(v, sizeof(v), "\"%s%s\"", an->etag, gz ? "-gz" : "");
-	return xstrdup(v);
-}
-
 bool
 webcache_etag_match(const char *inm, const char *etag)
 {
@@ -325,7 +300,61 @@ fresh(const struct web_req *rq, const struct answer *an)
 	    an->modified <= t;
 }
 
-/* rs from an answer: 304, gzip or the body. */
+static char *
+copy_bytes(const char *p, size_t n)
+{
+	char *c = xmalloc(n + 1);
+
+	memcpy(c, p, n);
+	c[n] = '\0';
+	return c;
+}
+
+/* A copy of from's headers, and of the one body rq will be sent (none
+ * for a 304, the gzip one for a client that takes it). */
+static void
+copy_answer(
+    const struct web_req *rq, struct answer *to, const struct answer *from)
+{
+	*to = *from;
+	to->body = to->gz = NULL;
+	to->n = to->gzn = 0;
+	to->link = dup_or_null(from->link);
+	to->disposition = dup_or_null(from->disposition);
+	if (rq && fresh(rq, from))
+		return;
+	if (from->gz && (rq == NULL || rq->gzip)) {
+		to->gz = copy_bytes(from->gz, from->gzn);
+		to->gzn = from->gzn;
+	}
+	if (from->body && (rq == NULL || to->gz == NULL)) {
+		to->body = copy_bytes(from->body, from->n);
+		to->n = from->n;
+	}
+}
+
+/* The etag as a header value: quoted, "-gz" for the gzip body. */
+static char *
+etag_value(const struct answer *an, bool gz)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "\"%s%s\"", an->etag, gz ? "-gz" : "");
+	return xstrdup(v);
+}
+
+/* The bytes p[0..n) (NUL-terminated, from xmalloc) as a buf. */
+static void
+give(struct buf *b, char **p, size_t n)
+{
+	b->p = *p;
+	b->n = n;
+	b->cap = n + 1;
+	b->max = 0;
+	*p = NULL;
+}
+
+/* rs from an answer: 304, gzip or the body; an is used up. */
 static void
 respond(const struct web_req *rq, struct answer *an, struct web_resp *rs)
 {
@@ -345,9 +374,9 @@ respond(const struct web_req *rq, struct answer *an, struct web_resp *rs)
 		rs->status = 200;
 		if (gz) {
 			rs->encoding = "gzip";
-			buf_add(&rs->body, an->gz, an->gzn);
+			give(&rs->body, &an->gz, an->gzn);
 		} else {
-			buf_add(&rs->body, an->body, an->n);
+			give(&rs->body, &an->body, an->n);
 		}
 	}
 	answer_free(an);
@@ -381,7 +410,7 @@ webcache_handle(struct webcache *c, struct web *w, struct store *st,
 		if (e && e->ok && e->gen == gen && rq->now >= e->born &&
 		    rq->now - e->born < c->ttl) {
 			use(c, e);
-			copy_answer(&an, &e->an);
+			copy_answer(rq, &an, &e->an);
 			pthread_mutex_unlock(&c->lock);
 			respond(rq, &an, rs);
 			return;
@@ -414,7 +443,7 @@ webcache_handle(struct webcache *c, struct web *w, struct store *st,
 			an.modified = e->an.modified;
 		c->bytes -= cost(e);
 		old = e->an;
-		copy_answer(&e->an, &an);
+		copy_answer(NULL, &e->an, &an);
 		e->ok = true;
 		e->gen = gen;
 		e->born = rq->now;
