@@ -311,7 +311,9 @@ reply_item(struct page *pg, struct template_data *series, size_t place)
 	    p->depth < WEB_MAX_DEPTH ? p->depth : WEB_MAX_DEPTH);
 	template_data_set(r, "subject", sm->subject);
 	template_data_set(r, "bot", sm->kind == MAIL_BOT ? "1" : NULL);
-	template_data_set(r, "unread", m ? NULL : "1");
+	/* A mail over a limit is stored, not parsed (DESIGN.md §4). */
+	template_data_set(
+	    r, "unread", m && !(m->m.flags & MAIL_F_OVERLIMIT) ? NULL : "1");
 	if (m == NULL)
 		return;
 	blocks(r, m->text);
