@@ -382,38 +382,25 @@ respond(const struct web_req *rq, struct answer *an, struct web_resp *rs)
 	answer_free(an);
 }
 
-void
-webcache_handle(struct webcache *c, struct web *w, struct store *st,
-    const struct web_req *rq, const char *key, uint64_t gen,
-    struct web_resp *rs)
+/*
+ * Under the lock: a fresh answer for key into *an (true), or the entry
+ * this thread is to build, after waiting for another thread that builds
+ * it for the same generation.
+ */
+static bool
+claim(struct webcache *c, const struct web_req *rq, const char *key,
+    uint64_t gen, struct answer *an, struct entry **out)
 {
-	bool get =
-	    strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0;
-	struct answer an, old;
+	uint64_t h = fnv(key);
 	struct entry *e;
-	bool kept;
-	uint64_t h;
 
-	if (!get || key == NULL) {
-		web_handle(w, st, rq, rs);
-		if (get && keepable(rs)) {
-			make_answer(rs, rq->now, &an);
-			web_resp_free(rs);
-			respond(rq, &an, rs);
-		}
-		return;
-	}
-	h = fnv(key);
-	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		e = *slot(c, key, h);
 		if (e && e->ok && e->gen == gen && rq->now >= e->born &&
 		    rq->now - e->born < c->ttl) {
 			use(c, e);
-			copy_answer(rq, &an, &e->an);
-			pthread_mutex_unlock(&c->lock);
-			respond(rq, &an, rs);
-			return;
+			copy_answer(rq, an, &e->an);
+			return true;
 		}
 		if (e == NULL || e->builders == 0 || e->busy_gen != gen)
 			break;
@@ -425,28 +412,30 @@ webcache_handle(struct webcache *c, struct web *w, struct store *st,
 	e->builders++;
 	if (e->busy_gen < gen)
 		e->busy_gen = gen;
-	pthread_mutex_unlock(&c->lock);
+	*out = e;
+	return false;
+}
 
-	web_handle(w, st, rq, rs);
-	if ((kept = keepable(rs))) {
-		make_answer(rs, rq->now, &an);
-		web_resp_free(rs);
-	}
+/* Under the lock: keep the answer e's builder made (kept: it is one). */
+static void
+keep(struct webcache *c, struct entry *e, bool kept, struct answer *an,
+    uint64_t gen, int64_t now)
+{
+	struct answer old;
 
-	pthread_mutex_lock(&c->lock);
 	e->builders--;
 	/* A builder of an older generation that finishes last leaves the
 	 * newer answer alone. */
 	if (kept && (!e->ok || e->gen <= gen)) {
 		/* The same body keeps the date it was first built. */
-		if (e->ok && strcmp(e->an.etag, an.etag) == 0)
-			an.modified = e->an.modified;
+		if (e->ok && strcmp(e->an.etag, an->etag) == 0)
+			an->modified = e->an.modified;
 		c->bytes -= cost(e);
 		old = e->an;
-		copy_answer(NULL, &e->an, &an);
+		copy_answer(NULL, &e->an, an);
 		e->ok = true;
 		e->gen = gen;
-		e->born = rq->now;
+		e->born = now;
 		c->bytes += cost(e);
 		answer_free(&old);
 	}
@@ -456,6 +445,42 @@ webcache_handle(struct webcache *c, struct web *w, struct store *st,
 		use(c, e);
 	trim(c);
 	pthread_cond_broadcast(&c->built);
+}
+
+void
+webcache_handle(struct webcache *c, struct web *w, struct store *st,
+    const struct web_req *rq, const char *key, uint64_t gen,
+    struct web_resp *rs)
+{
+	bool get =
+	    strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0;
+	struct entry *e = NULL;
+	struct answer an;
+	bool hit, kept;
+
+	if (!get || key == NULL) {
+		web_handle(w, st, rq, rs);
+		if (get && keepable(rs)) {
+			make_answer(rs, rq->now, &an);
+			web_resp_free(rs);
+			respond(rq, &an, rs);
+		}
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	hit = claim(c, rq, key, gen, &an, &e);
+	pthread_mutex_unlock(&c->lock);
+	if (hit) {
+		respond(rq, &an, rs);
+		return;
+	}
+	web_handle(w, st, rq, rs);
+	if ((kept = keepable(rs))) {
+		make_answer(rs, rq->now, &an);
+		web_resp_free(rs);
+	}
+	pthread_mutex_lock(&c->lock);
+	keep(c, e, kept, &an, gen, rq->now);
 	pthread_mutex_unlock(&c->lock);
 	if (kept)
 		respond(rq, &an, rs);

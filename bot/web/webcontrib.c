@@ -110,6 +110,29 @@ mail_at(struct page *pg, size_t i)
 
 /* ---- the thread ---- */
 
+/* Where a mail goes when what it answers is not here: its patch, else
+ * its series' cover letter, else its series' first patch. */
+static void
+homes(struct page *pg, struct webview_msg *v)
+{
+	const struct view_contrib *c = pg->c;
+	size_t i, k;
+
+	for (i = 0; i < pg->nmsgs; i++) {
+		size_t s = pg->series_of[i];
+
+		if (v[i].root || s == NONE)
+			continue;
+		for (k = 0; k < c->series[s].npatches; k++)
+			if (c->series[s].patches[k].id == pg->msgs[i].patch_id)
+				v[i].home = pg->patch_msg[patch_slot(c, s, k)];
+		if (v[i].home == NONE)
+			v[i].home = pg->cover[s];
+		if (v[i].home == NONE && c->series[s].npatches)
+			v[i].home = pg->patch_msg[patch_slot(c, s, 0)];
+	}
+}
+
 static void
 thread(struct page *pg)
 {
@@ -154,21 +177,7 @@ thread(struct page *pg)
 			v[i].root = true;
 		}
 	}
-	/* Where a mail goes when what it answers is not here: its patch,
-	 * else its series' cover letter, else its series' first patch. */
-	for (i = 0; i < n; i++) {
-		size_t s = pg->series_of[i];
-
-		if (v[i].root || s == NONE)
-			continue;
-		for (k = 0; k < c->series[s].npatches; k++)
-			if (c->series[s].patches[k].id == pg->msgs[i].patch_id)
-				v[i].home = pg->patch_msg[patch_slot(c, s, k)];
-		if (v[i].home == NONE)
-			v[i].home = pg->cover[s];
-		if (v[i].home == NONE && c->series[s].npatches)
-			v[i].home = pg->patch_msg[patch_slot(c, s, 0)];
-	}
+	homes(pg, v);
 	pg->nplaces = webview_thread(v, n, pg->places);
 	for (i = pg->nplaces; i-- > 0;) {
 		size_t r = pg->places[i].root;

@@ -189,77 +189,98 @@ parents(const struct webview_msg *m, size_t n)
 	return up;
 }
 
-size_t
-webview_thread(const struct webview_msg *m, size_t n, struct webview_place *out)
-{
-	size_t *up = parents(m, n), *first, *count, *stack, *depth;
-	struct by_date *kids, *loose;
-	size_t i, k = 0, top, nloose = 0, *fill;
+/* Each mail's children, grouped by parent (mail i's are kids[first[i]]
+ * to kids[first[i + 1]]), each group by date. */
+struct children {
+	size_t *first;
+	struct by_date *kids;
+};
 
-	/* The children of each mail, grouped by parent, each group by
-	 * date. */
-	first = xcalloc(n + 1, sizeof(*first));
-	count = xcalloc(n + 1, sizeof(*count));
-	fill = xcalloc(n + 1, sizeof(*fill));
-	kids = xcalloc(n + 1, sizeof(*kids));
-	loose = xcalloc(n + 1, sizeof(*loose));
-	stack = xcalloc(n + 1, sizeof(*stack));
-	depth = xcalloc(n + 1, sizeof(*depth));
+static void
+children(const struct webview_msg *m, size_t n, const size_t *up,
+    struct children *ch)
+{
+	size_t *fill = xcalloc(n + 1, sizeof(*fill)), i;
+
+	ch->first = xcalloc(n + 2, sizeof(*ch->first));
+	ch->kids = xcalloc(n + 1, sizeof(*ch->kids));
 	for (i = 0; i < n; i++)
 		if (up[i] != WEBVIEW_NOWHERE)
-			count[up[i]]++;
+			ch->first[up[i] + 1]++;
 	for (i = 0; i < n; i++)
-		first[i + 1] = first[i] + count[i];
+		ch->first[i + 1] += ch->first[i];
 	for (i = 0; i < n; i++) {
 		struct by_date d = { m[i].date, m[i].id, i };
 
 		if (up[i] != WEBVIEW_NOWHERE)
-			kids[first[up[i]] + fill[up[i]]++] = d;
-		else if (!m[i].root)
-			loose[nloose++] = d;
+			ch->kids[ch->first[up[i]] + fill[up[i]]++] = d;
 	}
 	for (i = 0; i < n; i++)
-		qsort(kids + first[i], count[i], sizeof(*kids), cmp_date);
-	for (i = 0; i < n; i++) {
-		size_t c;
+		qsort(ch->kids + ch->first[i], ch->first[i + 1] - ch->first[i],
+		    sizeof(*ch->kids), cmp_date);
+	free(fill);
+}
 
-		if (!m[i].root)
-			continue;
-		/* Depth first: the children pushed in reverse. */
-		top = 0;
-		for (c = count[i]; c-- > 0;) {
-			stack[top] = kids[first[i] + c].i;
-			depth[top++] = 1;
-		}
-		while (top) {
-			size_t x, d;
+/* Root r's descendants, depth first, into out from k on; the new k. */
+static size_t
+descend(const struct children *ch, size_t r, size_t n, size_t *stack,
+    size_t *depth, struct webview_place *out, size_t k)
+{
+	size_t top = 0, c;
 
-			top--;
-			x = stack[top];
-			d = depth[top];
-			out[k].msg = x;
-			out[k].root = i;
-			out[k++].depth = (int)d;
-			for (c = count[x]; c-- > 0;) {
-				stack[top] = kids[first[x] + c].i;
-				depth[top++] = d + 1;
-			}
+	/* The children pushed in reverse, so that the first comes first. */
+	for (c = ch->first[r + 1]; c-- > ch->first[r];) {
+		stack[top] = ch->kids[c].i;
+		depth[top++] = 1;
+	}
+	while (top && k < n) {
+		size_t x, d;
+
+		top--;
+		x = stack[top];
+		d = depth[top];
+		out[k].msg = x;
+		out[k].root = r;
+		out[k++].depth = (int)d;
+		for (c = ch->first[x + 1]; c-- > ch->first[x];) {
+			stack[top] = ch->kids[c].i;
+			depth[top++] = d + 1;
 		}
 	}
+	return k;
+}
+
+size_t
+webview_thread(const struct webview_msg *m, size_t n, struct webview_place *out)
+{
+	size_t *up = parents(m, n), i, k = 0, nloose = 0;
+	size_t *stack = xcalloc(n + 1, sizeof(*stack));
+	size_t *depth = xcalloc(n + 1, sizeof(*depth));
+	struct by_date *loose = xcalloc(n + 1, sizeof(*loose));
+	struct children ch;
+
+	children(m, n, up, &ch);
+	for (i = 0; i < n; i++)
+		if (m[i].root)
+			k = descend(&ch, i, n, stack, depth, out, k);
 	/* What hangs from no root, by date. */
+	for (i = 0; i < n; i++)
+		if (!m[i].root && up[i] == WEBVIEW_NOWHERE) {
+			struct by_date d = { m[i].date, m[i].id, i };
+
+			loose[nloose++] = d;
+		}
 	qsort(loose, nloose, sizeof(*loose), cmp_date);
 	for (i = 0; i < nloose; i++) {
 		out[k].msg = loose[i].i;
 		out[k].root = WEBVIEW_NOWHERE;
 		out[k++].depth = 1;
 	}
+	free(ch.first);
+	free(ch.kids);
+	free(loose);
 	free(depth);
 	free(stack);
-	free(loose);
-	free(kids);
-	free(fill);
-	free(count);
-	free(first);
 	free(up);
 	return k;
 }
