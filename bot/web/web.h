@@ -40,7 +40,7 @@
 #define WEB_MAX_BODY (64 * 1024)
 /* What the pages compute once and keep in memory (interdiffs): their
  * inputs never change, so only room bounds it. */
-#define WEB_MEMO_BYTES (64u * 1024 * 1024)
+#define WEB_MEMO_BYTES (32u * 1024 * 1024)
 /* Page sizes of the API, as DESIGN.md §9 says. */
 #define WEB_PER_PAGE 50
 #define WEB_MAX_PER_PAGE 500

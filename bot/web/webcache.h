@@ -24,7 +24,7 @@
 #include "storage/store.h"
 
 /* Bytes of answers kept, and for how long at most (seconds). */
-#define WEB_CACHE_BYTES (64u * 1024 * 1024)
+#define WEB_CACHE_BYTES (32u * 1024 * 1024)
 #define WEB_CACHE_TTL 60
 /* A body shorter than this is sent as it is. */
 #define WEB_GZIP_MIN 256
