@@ -19,8 +19,9 @@ CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
 # (IMAP, SMTP, the web server) go into a shared object that the binary
 # carries and loads at their first use (bot/ext.c): the other commands
 # start without those 25 libraries.  Tests link them all.
-EXT_SRC   := bot/source/imap.c bot/source/imap_tls.c \
-	     bot/mailout/smtp.c $(sort $(wildcard bot/web/*.c))
+EXT_SRC   := bot/source/imap.c bot/source/imap_guard.c bot/source/imap_tls.c \
+	     bot/source/pubinbox_http.c bot/mailout/smtp.c \
+	     $(sort $(wildcard bot/web/*.c))
 # libetpan's MIME parser (parsers/mime_etpan.c) is linked into the binary
 # from libetpan's static archive: its few objects need nothing but libc,
 # where the shared library pulls in GnuTLS and a dozen more.  Its names
@@ -140,19 +141,24 @@ deps:
 	scripts/install-deps
 
 # What CI runs.  Keep it self-contained: it installs what it needs.
+# Each step uses every core: the builds by -j, the tests and the fuzz
+# smoke by running JOBS at a time.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
-	$(MAKE) WERROR=-Werror all
+	$(MAKE) -j$(JOBS) WERROR=-Werror all
 	$(MAKE) check-layers format-check
 	$(MAKE) test
 	$(MAKE) asan-check
 	$(MAKE) fuzz-smoke
 
 test: all
-	@tests/run-tests $(BUILD) $(abspath $(BINARY))
+	@JOBS=$(JOBS) tests/run-tests $(BUILD) $(abspath $(BINARY))
 
+# The same tests from an ASan+UBSan build; the checks of the sources
+# themselves (layers, man pages) ran once already (NO_LINT).
 asan-check:
-	$(MAKE) BUILD=build-asan OPT="-O1 -g" SANFLAGS="$(SAN)" WERROR=-Werror all
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	$(MAKE) -j$(JOBS) BUILD=build-asan OPT="-O1 -g" SANFLAGS="$(SAN)" WERROR=-Werror all
+	@NO_LINT=1 JOBS=$(JOBS) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	tests/run-tests build-asan $(abspath build-asan/$(PROG))
@@ -186,7 +192,7 @@ fuzz:
 	@scripts/build-fuzz
 
 fuzz-smoke:
-	@scripts/fuzz-smoke $(FUZZ_SECONDS)
+	@JOBS=$(JOBS) scripts/fuzz-smoke $(FUZZ_SECONDS)
 
 # The daemon for SOAK_SECONDS (600) against a growing archive and an
 # SMTP sink: memory and descriptors flat, nothing lost (tests/soak/).

@@ -1,7 +1,8 @@
 /*
  * The binary's side of the parts it loads at first use.
  *
- * IMAP (libetpan and GnuTLS), SMTP (libcurl) and the web server
+ * IMAP (libetpan and GnuTLS), SMTP and the public-inbox manifest
+ * (libcurl) and the web server
  * (libmicrohttpd, jansson) pull in about 25 shared libraries: loading
  * and relocating them took 8 ms of every start of the binary, half of a
  * `patchyard list` or of a per-mail `patchyard ingest`, though most commands
@@ -27,6 +28,7 @@
 
 #include "bot/mailout/smtp.h"
 #include "bot/source/imap.h"
+#include "bot/source/pubinbox_http.h"
 #include "bot/web/webpub.h"
 #include "bot/web/websrv.h"
 #include "util/fdio.h"
@@ -95,10 +97,10 @@ imap_connect(
 }
 
 enum err
-imap_open_plain_fd(
-    const char *url, int fd, struct imap **out, char *err, size_t errn)
+imap_open_fd(const struct imap_config *c, int fd, struct imap **out, char *err,
+    size_t errn)
 {
-	return EXT(imap_open_plain_fd)(url, fd, out, err, errn);
+	return EXT(imap_open_fd)(c, fd, out, err, errn);
 }
 
 void
@@ -168,6 +170,15 @@ enum err
 imap_idle_done(struct imap *im, char *err, size_t errn)
 {
 	return EXT(imap_idle_done)(im, err, errn);
+}
+
+/* bot/source/pubinbox_http.h */
+
+enum err
+pubinbox_http_get(const char *url, size_t max, volatile sig_atomic_t *stop,
+    char **out, size_t *n, char *err, size_t errn)
+{
+	return EXT(pubinbox_http_get)(url, max, stop, out, n, err, errn);
 }
 
 /* bot/mailout/smtp.h */

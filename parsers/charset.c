@@ -203,10 +203,10 @@ static enum err
 add_lenient(struct buf *b, const char *p, size_t n, bool all_1252, bool *fb)
 {
 	size_t need = lenient(NULL, p, n, all_1252, NULL);
-	enum err e = buf_reserve(b, need);
 
-	if (e != ERR_OK)
-		return e;
+	if (!buf_fits(b, need))
+		return ERR_LIMIT;
+	buf_reserve(b, need);
 	lenient(b->p + b->n, p, n, all_1252, fb);
 	b->n += need;
 	b->p[b->n] = '\0';
@@ -301,8 +301,11 @@ add_iconv(struct buf *b, const char *name, const char *p, size_t n)
 		size_t room, r;
 		char *o;
 
-		if ((e = buf_reserve(b, left + 64)) != ERR_OK)
+		if (!buf_fits(b, left + 64)) {
+			e = ERR_LIMIT;
 			break;
+		}
+		buf_reserve(b, left + 64);
 		room = b->cap - b->n - 1;
 		o = b->p + b->n;
 		r = iconv(cd, left ? &in : NULL, &left, &o, &room);
@@ -509,8 +512,9 @@ pending_add(struct pending *pd, struct buf *out, const struct ew *w, bool *fb)
 	    (e = pending_flush(pd, out, fb)) != ERR_OK)
 		return e;
 	pd->charset = w->charset;
-	if ((e = buf_reserve(&pd->bytes, w->text.n)) != ERR_OK)
-		return e;
+	if (!buf_fits(&pd->bytes, w->text.n))
+		return ERR_LIMIT;
+	buf_reserve(&pd->bytes, w->text.n);
 	if (w->enc == 'b')
 		n = base64_decode(
 		    pd->bytes.p + pd->bytes.n, w->text.p, w->text.n, NULL);
@@ -748,25 +752,23 @@ param_scan(
 }
 
 /* Append s to b with %XX decoded (a bad escape stays as it is). */
-static enum err
+static void
 add_pct(struct buf *b, struct str s)
 {
 	size_t i;
-	enum err e = ERR_OK;
 
-	for (i = 0; i < s.n && e == ERR_OK; i++) {
+	for (i = 0; i < s.n; i++) {
 		if (s.p[i] == '%' && i + 2 < s.n &&
 		    ascii_hexval(s.p[i + 1]) >= 0 &&
 		    ascii_hexval(s.p[i + 2]) >= 0) {
-			e = buf_addc(b,
+			buf_addc(b,
 			    (char)(ascii_hexval(s.p[i + 1]) * 16 +
 			        ascii_hexval(s.p[i + 2])));
 			i += 2;
 		} else {
-			e = buf_addc(b, s.p[i]);
+			buf_addc(b, s.p[i]);
 		}
 	}
-	return e;
 }
 
 /* Split "charset'lang'rest": *cs gets the charset (maybe empty); returns
@@ -795,30 +797,30 @@ section_cmp(const void *x, const void *y)
 }
 
 /* The RFC 2231 value, raw bytes into b; *cs gets its charset. */
-static enum err
+static void
 param_2231(struct param_set *ps, struct buf *b, struct str *cs)
 {
 	size_t i;
-	enum err e = ERR_OK;
 
-	if (ps->ext.p != NULL)
-		return add_pct(b, split_ext(ps->ext, cs));
+	if (ps->ext.p != NULL) {
+		add_pct(b, split_ext(ps->ext, cs));
+		return;
+	}
 	qsort(ps->sec, ps->nsec, sizeof(ps->sec[0]), section_cmp);
 	*cs = STR_NULL;
-	for (i = 0; i < ps->nsec && e == ERR_OK; i++) {
+	for (i = 0; i < ps->nsec; i++) {
 		struct str v = ps->sec[i].v;
 
 		/* A gap or a repeated number ends the value. */
 		if (ps->sec[i].idx != i)
 			break;
 		if (!ps->sec[i].ext)
-			e = buf_addstr(b, v);
+			buf_addstr(b, v);
 		else if (i == 0)
-			e = add_pct(b, split_ext(v, cs));
+			add_pct(b, split_ext(v, cs));
 		else
-			e = add_pct(b, v);
+			add_pct(b, v);
 	}
-	return e;
 }
 
 struct str
@@ -833,9 +835,12 @@ charset_param(struct arena *a, struct str value, const char *name)
 		return STR_NULL;
 	memset(&ps, 0, sizeof(ps));
 	param_scan(a, value, name, &ps);
+	/* The sections are parts of value, and %XX only shrinks them: b
+	 * stays within value's limit. */
 	buf_init(&b, LIMIT_FIELD_SIZE);
 	if (ps.ext.p != NULL || ps.nsec > 0) {
-		if (param_2231(&ps, &b, &cs) == ERR_OK && b.n > 0) {
+		param_2231(&ps, &b, &cs);
+		if (b.n > 0 && buf_fits(&b, 0)) {
 			enum cs_kind k =
 			    cs_classify(cs.p ? cs.p : "", cs.n, csname);
 			struct buf u;

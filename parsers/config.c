@@ -164,6 +164,7 @@ static const struct key maintainer_keys[] = {
 	{ "email", KT_STR, M(email), true, KC_EMAIL, NULL, NORANGE },
 	{ "project", KT_STR, M(project), false, KC_PROJECT, NULL, NORANGE },
 	{ "path", KT_LIST, M(paths), false, KC_ANY, NULL, NORANGE },
+	{ "token-file", KT_STR, M(token_file), false, KC_ANY, NULL, NORANGE },
 };
 static const struct key tree_keys[] = {
 	{ "url", KT_STR, T(url), true, KC_ANY, NULL, NORANGE },
@@ -356,9 +357,10 @@ perr(struct parser *ps, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	r = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (r < 0 || buf_reserve(&b, (size_t)r + 1) != ERR_OK) {
+	if (r < 0) {
 		e->e.msg = "(unprintable error)";
 	} else {
+		buf_reserve(&b, (size_t)r + 1);
 		va_start(ap, fmt);
 		vsnprintf(b.p, (size_t)r + 1, fmt, ap);
 		va_end(ap);
@@ -614,8 +616,7 @@ lex_value(struct parser *ps, struct buf *v)
 			lex_recover(&ps->l, c);
 			return false;
 		}
-		if (buf_addc(v, (char)c) != ERR_OK)
-			return false;
+		buf_addc(v, (char)c);
 	}
 }
 

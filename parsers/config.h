@@ -85,6 +85,8 @@ struct conf_maintainer {
 	const char *email; /* required */
 	const char *project; /* NULL: every project */
 	struct conf_list paths; /* "path" keys, repeatable; MAINTAINERS F: */
+	const char *token_file; /* patchwork API token (PATCH state), or
+	                           NULL */
 };
 
 struct conf_tree {

@@ -687,18 +687,17 @@ decimal_width(unsigned long v)
 }
 
 /* git's pprint_rename(): "pfx{mid-a => mid-b}sfx". */
-static enum err
+static void
 pprint_rename(struct buf *out, const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), pfx = 0, sfx = 0, adj, i;
 	const char *oa, *ob;
-	enum err e;
 
 	if (diffname_quoted_len(a) != la || diffname_quoted_len(b) != lb) {
-		if ((e = diffname_quote(out, a)) != ERR_OK ||
-		    (e = buf_adds(out, " => ")) != ERR_OK)
-			return e;
-		return diffname_quote(out, b);
+		diffname_quote(out, a);
+		buf_adds(out, " => ");
+		diffname_quote(out, b);
+		return;
 	}
 	for (i = 0; a[i] && a[i] == b[i]; i++)
 		if (a[i] == '/')
@@ -719,20 +718,18 @@ pprint_rename(struct buf *out, const char *a, const char *b)
 		size_t ma = la >= pfx + sfx ? la - pfx - sfx : 0;
 		size_t mb = lb >= pfx + sfx ? lb - pfx - sfx : 0;
 
-		if (pfx + sfx &&
-		    ((e = buf_add(out, a, pfx)) != ERR_OK ||
-		        (e = buf_addc(out, '{')) != ERR_OK))
-			return e;
-		if ((e = buf_add(out, a + pfx, ma)) != ERR_OK ||
-		    (e = buf_adds(out, " => ")) != ERR_OK ||
-		    (e = buf_add(out, b + pfx, mb)) != ERR_OK)
-			return e;
-		if (pfx + sfx &&
-		    ((e = buf_addc(out, '}')) != ERR_OK ||
-		        (e = buf_add(out, a + la - sfx, sfx)) != ERR_OK))
-			return e;
+		if (pfx + sfx) {
+			buf_add(out, a, pfx);
+			buf_addc(out, '{');
+		}
+		buf_add(out, a + pfx, ma);
+		buf_adds(out, " => ");
+		buf_add(out, b + pfx, mb);
+		if (pfx + sfx) {
+			buf_addc(out, '}');
+			buf_add(out, a + la - sfx, sfx);
+		}
 	}
-	return ERR_OK;
 }
 
 /* "literal N" of a binary block: the size of one side, or -1. */
@@ -776,7 +773,7 @@ binary_sizes(const struct diff_file *f, unsigned long *old, unsigned long *new)
 	return true;
 }
 
-static enum err
+static void
 stat_row_fill(struct stat_row *r, const struct diff_file *f)
 {
 	const char *name = f->new_path ? f->new_path : f->old_path;
@@ -789,8 +786,9 @@ stat_row_fill(struct stat_row *r, const struct diff_file *f)
 		r->sizes = binary_sizes(f, &r->removed, &r->added);
 	if ((f->op == DIFF_RENAME || f->op == DIFF_COPY) && f->old_path &&
 	    f->new_path && strcmp(f->old_path, f->new_path) != 0)
-		return pprint_rename(&r->name, f->old_path, f->new_path);
-	return diffname_quote(&r->name, name ? name : "");
+		pprint_rename(&r->name, f->old_path, f->new_path);
+	else
+		diffname_quote(&r->name, name ? name : "");
 }
 
 /* The widths of show_stats(). */
@@ -849,14 +847,13 @@ scale_linear(unsigned long it, int width, unsigned long max_change)
 	return 1 + (it * (unsigned long)(width - 1) / max_change);
 }
 
-static enum err
+static void
 stat_line(
     struct buf *out, const struct stat_row *r, const struct stat_widths *w)
 {
 	const char *name = r->name.p ? r->name.p : "", *prefix = "";
 	int len = w->name, name_len = (int)r->name.n, padding;
 	unsigned long add = r->added, del = r->removed, total;
-	enum err e;
 
 	if (w->name < name_len) {
 		const char *slash;
@@ -872,11 +869,12 @@ stat_line(
 	if (padding < 0)
 		padding = 0;
 	if (r->binary) {
-		e = buf_addf(out, " %s%s%*s | %*s", prefix, name, padding, "",
+		buf_addf(out, " %s%s%*s | %*s", prefix, name, padding, "",
 		    w->number, "Bin");
-		if (e == ERR_OK && r->sizes)
-			e = buf_addf(out, " %lu -> %lu bytes", del, add);
-		return e == ERR_OK ? buf_addc(out, '\n') : e;
+		if (r->sizes)
+			buf_addf(out, " %lu -> %lu bytes", del, add);
+		buf_addc(out, '\n');
+		return;
 	}
 	if ((unsigned long)w->graph <= w->max_change) {
 		total = scale_linear(add + del, w->graph, w->max_change);
@@ -890,21 +888,20 @@ stat_line(
 			add = total - del;
 		}
 	}
-	e = buf_addf(out, " %s%s%*s | %*lu%s", prefix, name, padding, "",
-	    w->number, r->added + r->removed, r->added + r->removed ? " " : "");
-	for (; e == ERR_OK && add; add--)
-		e = buf_addc(out, '+');
-	for (; e == ERR_OK && del; del--)
-		e = buf_addc(out, '-');
-	return e == ERR_OK ? buf_addc(out, '\n') : e;
+	buf_addf(out, " %s%s%*s | %*lu%s", prefix, name, padding, "", w->number,
+	    r->added + r->removed, r->added + r->removed ? " " : "");
+	for (; add; add--)
+		buf_addc(out, '+');
+	for (; del; del--)
+		buf_addc(out, '-');
+	buf_addc(out, '\n');
 }
 
-static enum err
+static void
 stat_summary_line(struct buf *out, const struct diff *d)
 {
 	unsigned long ins = 0, del = 0;
 	size_t i;
-	enum err e;
 
 	for (i = 0; i < d->nfiles; i++) {
 		if (!d->files[i].binary) {
@@ -912,22 +909,19 @@ stat_summary_line(struct buf *out, const struct diff *d)
 			del += d->files[i].removed;
 		}
 	}
-	e = buf_addf(
+	buf_addf(
 	    out, " %zu file%s changed", d->nfiles, d->nfiles == 1 ? "" : "s");
-	if (e == ERR_OK && (ins || del == 0))
-		e = buf_addf(
-		    out, ", %lu insertion%s(+)", ins, ins == 1 ? "" : "s");
-	if (e == ERR_OK && (del || ins == 0))
-		e = buf_addf(
-		    out, ", %lu deletion%s(-)", del, del == 1 ? "" : "s");
-	return e == ERR_OK ? buf_addc(out, '\n') : e;
+	if (ins || del == 0)
+		buf_addf(out, ", %lu insertion%s(+)", ins, ins == 1 ? "" : "s");
+	if (del || ins == 0)
+		buf_addf(out, ", %lu deletion%s(-)", del, del == 1 ? "" : "s");
+	buf_addc(out, '\n');
 }
 
 /* The --summary line(s) of one file (git's diff_summary()). */
-static enum err
+static void
 stat_file_summary(struct buf *out, const struct diff_file *f)
 {
-	enum err e = ERR_OK;
 	bool show_name = true;
 
 	if ((f->op == DIFF_ADD && f->new_path) ||
@@ -937,67 +931,57 @@ stat_file_summary(struct buf *out, const struct diff_file *f)
 
 		/* Without a mode (a traditional diff) git apply --summary
 		 * writes " create name". */
-		e = buf_adds(out, add ? " create " : " delete ");
-		if (e == ERR_OK && mode)
-			e = buf_addf(out, "mode %06o ", mode);
-		if (e == ERR_OK)
-			e = diffname_quote(
-			    out, add ? f->new_path : f->old_path);
-		return e == ERR_OK ? buf_addc(out, '\n') : e;
+		buf_adds(out, add ? " create " : " delete ");
+		if (mode)
+			buf_addf(out, "mode %06o ", mode);
+		diffname_quote(out, add ? f->new_path : f->old_path);
+		buf_addc(out, '\n');
+		return;
 	}
 	if ((f->op == DIFF_RENAME || f->op == DIFF_COPY) && f->old_path &&
 	    f->new_path) {
-		e = buf_adds(out, f->op == DIFF_RENAME ? " rename " : " copy ");
-		if (e == ERR_OK)
-			e = pprint_rename(out, f->old_path, f->new_path);
-		if (e == ERR_OK)
-			e = buf_addf(out, " (%u%%)\n", f->similarity);
+		buf_adds(out, f->op == DIFF_RENAME ? " rename " : " copy ");
+		pprint_rename(out, f->old_path, f->new_path);
+		buf_addf(out, " (%u%%)\n", f->similarity);
 		show_name = false;
 	}
-	if (e == ERR_OK && f->old_mode && f->new_mode &&
-	    f->old_mode != f->new_mode && f->op != DIFF_ADD &&
-	    f->op != DIFF_DELETE) {
-		e = buf_addf(
+	if (f->old_mode && f->new_mode && f->old_mode != f->new_mode &&
+	    f->op != DIFF_ADD && f->op != DIFF_DELETE) {
+		buf_addf(
 		    out, " mode change %06o => %06o", f->old_mode, f->new_mode);
-		if (e == ERR_OK && show_name && f->new_path)
-			e = (e = buf_addc(out, ' '))
-			    ? e
-			    : diffname_quote(out, f->new_path);
-		if (e == ERR_OK)
-			e = buf_addc(out, '\n');
+		if (show_name && f->new_path) {
+			buf_addc(out, ' ');
+			diffname_quote(out, f->new_path);
+		}
+		buf_addc(out, '\n');
 	}
-	return e;
 }
 
-enum err
+void
 diff_stat(struct buf *out, const struct diff *d)
 {
-	return diff_stat_width(out, d, STAT_WIDTH);
+	diff_stat_width(out, d, STAT_WIDTH);
 }
 
-enum err
+void
 diff_stat_width(struct buf *out, const struct diff *d, int width)
 {
 	struct stat_row *rows;
 	struct stat_widths w;
 	size_t i;
-	enum err e = ERR_OK;
 
 	if (d == NULL || d->nfiles == 0)
-		return ERR_OK;
+		return;
 	rows = xcalloc(d->nfiles, sizeof(*rows));
-	for (i = 0; i < d->nfiles && e == ERR_OK; i++)
-		e = stat_row_fill(&rows[i], &d->files[i]);
-	if (e == ERR_OK)
-		stat_widths(rows, d->nfiles, width, &w);
-	for (i = 0; i < d->nfiles && e == ERR_OK; i++)
-		e = stat_line(out, &rows[i], &w);
-	if (e == ERR_OK)
-		e = stat_summary_line(out, d);
-	for (i = 0; i < d->nfiles && e == ERR_OK; i++)
-		e = stat_file_summary(out, &d->files[i]);
+	for (i = 0; i < d->nfiles; i++)
+		stat_row_fill(&rows[i], &d->files[i]);
+	stat_widths(rows, d->nfiles, width, &w);
+	for (i = 0; i < d->nfiles; i++)
+		stat_line(out, &rows[i], &w);
+	stat_summary_line(out, d);
+	for (i = 0; i < d->nfiles; i++)
+		stat_file_summary(out, &d->files[i]);
 	for (i = 0; i < d->nfiles; i++)
 		buf_free(&rows[i].name);
 	free(rows);
-	return e;
 }

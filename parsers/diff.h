@@ -71,9 +71,9 @@ bool diff_path_safe(const char *path);
 
 /* A diffstat like git format-patch's ("file | 3 ++-" lines, the summary
  * line, then --summary's create/delete/rename/mode lines), 72 columns. */
-enum err diff_stat(struct buf *out, const struct diff *d);
+void diff_stat(struct buf *out, const struct diff *d);
 /* The same for width columns: `git diff --stat --summary` on a pipe
  * (request-pull) uses 80. */
-enum err diff_stat_width(struct buf *out, const struct diff *d, int width);
+void diff_stat_width(struct buf *out, const struct diff *d, int width);
 
 #endif

@@ -397,24 +397,25 @@ diffname_quoted_len(const char *path)
 	return quote ? n + 2 : n;
 }
 
-enum err
+void
 diffname_quote(struct buf *out, const char *path)
 {
 	const unsigned char *p;
-	enum err e = ERR_OK;
 
-	if (diffname_quoted_len(path) == strlen(path))
-		return buf_adds(out, path);
-	e = buf_addc(out, '"');
-	for (p = (const unsigned char *)path; *p && e == ERR_OK; p++) {
+	if (diffname_quoted_len(path) == strlen(path)) {
+		buf_adds(out, path);
+		return;
+	}
+	buf_addc(out, '"');
+	for (p = (const unsigned char *)path; *p; p++) {
 		char l = needs_quote(*p) ? escape_letter(*p) : 0;
 
 		if (!needs_quote(*p))
-			e = buf_addc(out, (char)*p);
+			buf_addc(out, (char)*p);
 		else if (l)
-			e = buf_addf(out, "\\%c", l);
+			buf_addf(out, "\\%c", l);
 		else
-			e = buf_addf(out, "\\%03o", *p);
+			buf_addf(out, "\\%03o", *p);
 	}
-	return e == ERR_OK ? buf_addc(out, '"') : e;
+	buf_addc(out, '"');
 }

@@ -53,7 +53,7 @@ bool diffname_dev_null(const char *s, const char *end);
 bool diffname_epoch(const char *s, const char *end);
 
 /* Append path, C-quoted when git would quote it (core.quotePath). */
-enum err diffname_quote(struct buf *out, const char *path);
+void diffname_quote(struct buf *out, const char *path);
 
 /* Bytes diffname_quote() would append. */
 size_t diffname_quoted_len(const char *path);

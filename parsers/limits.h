@@ -16,12 +16,17 @@
  * source holds a mail whole in memory before it is stored (an import's
  * queue holds a few, and SQLite binds a copy), so there must be a cap;
  * no list passes such a mail, and the IMAP transport refuses a literal
- * above 64 MB already (libetpan's own cap, bot/source/imap_tls.c).
- * SQLite's blob limit (1,000,000,000 bytes) is far above.  A larger
- * mail is not stored at all, rather than cut: it is refused with a log
- * line naming where it is (its mbox byte offset, Maildir file,
- * public-inbox commit or IMAP UID), and `ingest` exits 65 for the MTA
- * to bounce it to its sender (docs/DECISIONS.md).
+ * above it (bot/source/imap_guard.c: libetpan allocates what a literal
+ * announces).  SQLite's blob limit (1,000,000,000 bytes) is far above.
+ * A larger mail is not stored at all, rather than cut: it is refused
+ * with a log line naming where it is (its mbox byte offset, Maildir
+ * file, public-inbox epoch and commit or IMAP UID), and `ingest` exits
+ * 65 for the MTA to bounce it to its sender (docs/DECISIONS.md).  A
+ * public-inbox mail is a git blob, inflated whole with the delta bases
+ * it is built on: one larger than this (or built on a base that is) is
+ * skipped from the sizes in the headers, never inflated, as inflating
+ * it is the attack (a blob of 400 MB of zeros deflates to 400 KB, and
+ * took 832 MB).
  */
 #define LIMIT_MAIL_STORE (64u * 1024 * 1024)
 

@@ -241,23 +241,19 @@ url_plain(char c)
 	return ascii_isalnum(c) || strchr("-._~@!$&'()*+,;=:", c) != NULL;
 }
 
-enum err
+void
 msgid_urlencode(struct buf *out, struct str id)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i;
-	enum err e;
 
 	for (i = 0; i < id.n; i++) {
 		unsigned char c = (unsigned char)id.p[i];
 		char esc[3] = { '%', hex[c >> 4], hex[c & 15] };
 
 		if (c != 0 && url_plain((char)c))
-			e = buf_addc(out, (char)c);
+			buf_addc(out, (char)c);
 		else
-			e = buf_add(out, esc, sizeof(esc));
-		if (e != ERR_OK)
-			return e;
+			buf_add(out, esc, sizeof(esc));
 	}
-	return ERR_OK;
 }

@@ -43,6 +43,6 @@ struct str msgid_from_user(struct str ref);
 
 /* Percent-encode a key for a URL path segment, as lore does: everything
  * but unreserved characters, '@', and "!$&'()*+,;=:" is %XX-encoded. */
-enum err msgid_urlencode(struct buf *out, struct str id);
+void msgid_urlencode(struct buf *out, struct str id);
 
 #endif

@@ -74,6 +74,7 @@ struct mi {
 	bool scissors; /* honour scissors lines (git mailinfo --scissors) */
 	bool header_stage;
 	struct buf accum; /* in-body header lines being gathered */
+	bool over; /* accum went over its cap: ERR_LIMIT */
 	struct str s_hdr[HDR_COUNT]; /* in-body values; p NULL when none */
 	struct buf log; /* the commit message so far */
 };
@@ -226,6 +227,17 @@ is_format_patch_separator(const char *p, size_t n)
 	return memcmp(p + 45, tail, sizeof(tail) - 1) == 0;
 }
 
+/* Gather l into the in-body header, within LIMIT_FIELD_SIZE. */
+static bool
+accum_add(struct mi *mi, struct mline l)
+{
+	if (buf_fits(&mi->accum, l.n))
+		buf_add(&mi->accum, l.p, l.n);
+	else
+		mi->over = true;
+	return true;
+}
+
 /* git's check_inbody_header(): true when the line was taken as one. */
 static bool
 check_inbody_header(struct mi *mi, struct mline l)
@@ -237,8 +249,7 @@ check_inbody_header(struct mi *mi, struct mline l)
 		}
 		if (mi->accum.n && mi->accum.p[mi->accum.n - 1] == '\n')
 			mi->accum.n--;
-		buf_add(&mi->accum, l.p, l.n);
-		return true;
+		return accum_add(mi, l);
 	}
 	flush_accum(mi);
 	if (ml_starts(l, ">From") && l.n > 5 && git_space(l.p[5]))
@@ -247,10 +258,8 @@ check_inbody_header(struct mi *mi, struct mline l)
 		mi->s_hdr[HDR_SUBJECT] = arena_str(mi->a, str_make(l.p, l.n));
 		return true;
 	}
-	if (is_inbody_header(mi, l)) {
-		buf_add(&mi->accum, l.p, l.n);
-		return true;
-	}
+	if (is_inbody_header(mi, l))
+		return accum_add(mi, l);
 	return false;
 }
 
@@ -415,7 +424,7 @@ raw_patch(struct str text, struct str raw, size_t off)
 /*
  * Run the body through the message state machine; *patch_off is where the
  * patch starts, or text.n when there is none.  ERR_LIMIT on a line over
- * LIMIT_LINE_LEN.
+ * LIMIT_LINE_LEN or an in-body header over LIMIT_FIELD_SIZE.
  */
 static enum err
 split_body(struct mi *mi, struct str text, size_t *patch_off)
@@ -434,6 +443,8 @@ split_body(struct mi *mi, struct str text, size_t *patch_off)
 			*patch_off = (size_t)(p - text.p);
 			return ERR_OK;
 		}
+		if (mi->over)
+			return ERR_LIMIT;
 		p += l.n;
 	}
 	flush_accum(mi);
@@ -750,19 +761,18 @@ inbody_value(struct arena *a, struct str v)
 }
 
 /* "a/" or "b/" and a path, quoted as git quotes it, or /dev/null. */
-static enum err
+static void
 put_name(struct buf *b, const char *prefix, const char *path)
 {
 	struct buf full = BUF_INIT;
-	enum err e;
 
-	if (path == NULL)
-		return buf_adds(b, "/dev/null");
-	e = buf_addf(&full, "%s%s", prefix, path);
-	if (e == ERR_OK)
-		e = diffname_quote(b, buf_cstr(&full));
+	if (path == NULL) {
+		buf_adds(b, "/dev/null");
+		return;
+	}
+	buf_addf(&full, "%s%s", prefix, path);
+	diffname_quote(b, buf_cstr(&full));
 	buf_free(&full);
-	return e;
 }
 
 /*
@@ -777,47 +787,35 @@ git_form_patchid(struct patch *p)
 {
 	struct buf b = BUF_INIT;
 	size_t i, k;
-	enum err e = ERR_OK;
 
-	for (i = 0; i < p->parsed->nfiles && e == ERR_OK; i++) {
+	for (i = 0; i < p->parsed->nfiles; i++) {
 		const struct diff_file *f = &p->parsed->files[i];
 		const char *oldp = f->old_path, *newp = f->new_path;
 
 		if (f->git || f->binary)
 			goto out; /* git form already, or nothing to say */
-		e = buf_adds(&b, "diff --git ");
-		if (e == ERR_OK)
-			e = put_name(&b, "a/", oldp ? oldp : newp);
-		if (e == ERR_OK)
-			e = buf_addc(&b, ' ');
-		if (e == ERR_OK)
-			e = put_name(&b, "b/", newp ? newp : oldp);
-		if (e == ERR_OK && f->op == DIFF_ADD)
-			e = buf_addf(&b, "\nnew file mode %o",
+		buf_adds(&b, "diff --git ");
+		put_name(&b, "a/", oldp ? oldp : newp);
+		buf_addc(&b, ' ');
+		put_name(&b, "b/", newp ? newp : oldp);
+		if (f->op == DIFF_ADD)
+			buf_addf(&b, "\nnew file mode %o",
 			    f->new_mode ? f->new_mode : 0100644);
-		if (e == ERR_OK && f->op == DIFF_DELETE)
-			e = buf_addf(&b, "\ndeleted file mode %o",
+		if (f->op == DIFF_DELETE)
+			buf_addf(&b, "\ndeleted file mode %o",
 			    f->old_mode ? f->old_mode : 0100644);
-		if (e == ERR_OK)
-			e = buf_adds(&b, "\n--- ");
-		if (e == ERR_OK)
-			e = put_name(&b, "a/", oldp);
-		if (e == ERR_OK)
-			e = buf_adds(&b, "\n+++ ");
-		if (e == ERR_OK)
-			e = put_name(&b, "b/", newp);
-		if (e == ERR_OK)
-			e = buf_addc(&b, '\n');
-		for (k = 0; k < f->nhunks && e == ERR_OK; k++) {
-			e = buf_addstr(&b, f->hunks[k].header);
-			if (e == ERR_OK)
-				e = buf_addc(&b, '\n');
-			if (e == ERR_OK)
-				e = buf_addstr(&b, f->hunks[k].lines);
+		buf_adds(&b, "\n--- ");
+		put_name(&b, "a/", oldp);
+		buf_adds(&b, "\n+++ ");
+		put_name(&b, "b/", newp);
+		buf_addc(&b, '\n');
+		for (k = 0; k < f->nhunks; k++) {
+			buf_addstr(&b, f->hunks[k].header);
+			buf_addc(&b, '\n');
+			buf_addstr(&b, f->hunks[k].lines);
 		}
 	}
-	if (e == ERR_OK)
-		patchid_stable(b.p, b.n, p->patch_id);
+	patchid_stable(b.p, b.n, p->patch_id);
 out:
 	buf_free(&b);
 }

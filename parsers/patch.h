@@ -83,7 +83,8 @@ enum patch_mi_flag {
 };
 
 /* Run mailinfo over the mail (flags: enum patch_mi_flag).  ERR_LIMIT
- * on a line over LIMIT_LINE_LEN. */
+ * on a line over LIMIT_LINE_LEN or an in-body header (folded) over
+ * LIMIT_FIELD_SIZE. */
 enum err patch_mailinfo(struct arena *a, const struct patch_in *in,
     unsigned flags, struct patch_mailinfo *out);
 

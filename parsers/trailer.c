@@ -433,10 +433,10 @@ trailer_parse(struct arena *a, struct str text, enum trailer_mode m,
 	return ERR_OK;
 }
 
-enum err
+void
 trailer_format(struct buf *out, const struct trailer *t)
 {
-	return buf_addf(out, "%s: %s", t->name, t->value);
+	buf_addf(out, "%s: %s", t->name, t->value);
 }
 
 bool

@@ -35,7 +35,7 @@ enum err trailer_parse(struct arena *a, struct str text, enum trailer_mode m,
     struct trailer **out, size_t *n);
 
 /* "Reviewed-by: Name <a@b>" (name and value as kept) appended to out. */
-enum err trailer_format(struct buf *out, const struct trailer *t);
+void trailer_format(struct buf *out, const struct trailer *t);
 
 /* Same name (case-insensitive) and same value (person: same address). */
 bool trailer_same(const struct trailer *x, const struct trailer *y);

@@ -437,6 +437,16 @@ schema_migrate(struct store *st)
 	for (; v < NMIGRATIONS; v++) {
 		if ((e = store_begin(st)) != ERR_OK)
 			return e;
+		/* Another process (two `ingest`s after an upgrade) may have
+		 * migrated while this one waited for the write lock: the
+		 * version read inside the transaction is the one to go on
+		 * from. */
+		if ((e = get_version(st, &v)) != ERR_OK)
+			goto fail;
+		if (v >= NMIGRATIONS) {
+			store_rollback(st);
+			return ERR_OK;
+		}
 		if ((e = db_script(st, migrations[v], "migration")) != ERR_OK)
 			goto fail;
 		n = snprintf(

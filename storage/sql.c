@@ -57,6 +57,31 @@
 	" coalesce(owner, 0), result, summary, coalesce(duration, 0), queued," \
 	" coalesce(started, 0), coalesce(finished, 0)"
 
+/* patchwork's state of a patch (DESIGN.md §9; man/patchyard.1 has the
+ * table), from its state, queue and drop reason.  bot/web/webpwjson.c
+ * maps the same in C, and tests/unit/test_webpw.c holds the two equal. */
+#define PW_STATE(st, q, r)                                                     \
+	"(CASE " st " WHEN 'staged' THEN CASE WHEN " q " = 'stable' THEN"      \
+	" 'accepted' ELSE 'under-review' END WHEN 'merged' THEN 'accepted'"    \
+	" WHEN 'dropped' THEN CASE " r " WHEN 'to-be-updated' THEN"            \
+	" 'changes-requested' WHEN 'withdrawn' THEN 'not-applicable'"          \
+	" ELSE 'rejected' END ELSE " st " END)"
+/* A patch as patchwork's API shows it, and the filters of its lists. */
+#define PW_PATCH_COLS                                                          \
+	"p.id, p.series_id, s.contribution_id, coalesce(p.project_id, 0),"     \
+	" coalesce(pr.name, ''), m.id, m.msgid, m.date, p.title, p.number,"    \
+	" s.version, s.expected, m.from_name, m.from_email, p.state,"          \
+	" p.queue, p.reason, " PW_STATE("p.state", "p.queue",                  \
+	    "p.reason") ", p.patch_id, (SELECT e.detail FROM event e WHERE "   \
+	                "e.patch_id ="                                         \
+	                " p.id AND e.kind = 'merged' ORDER BY e.id DESC "      \
+	                "LIMIT 1), s.title,"                                   \
+	                " s.date"
+/* Since and before are patchwork's: at or after, strictly before. */
+#define PW_WHEN(col)                                                           \
+	" AND (:since IS NULL OR " col                                         \
+	" >= :since) AND (:before IS NULL OR " col " < :before)"
+
 #define TREE_COLS                                                              \
 	"id, project_id, name, url, branch, owner, origin = 'mail',"           \
 	" coalesce(message_id, 0), pinned, commit_hex, state, last_error,"     \
@@ -464,6 +489,174 @@ static const char *const text[SQL_COUNT] = {
 	    " JOIN patch o ON o.id = p.predecessor_id"
 	    " JOIN series os ON os.id = o.series_id"
 	    " WHERE p.series_id = :series ORDER BY p.number, p.id",
+	/* patchwork's REST API 1.2 (storage/store_pw.c).  Ids are ours:
+	 * patch, series and check rows; a cover letter or a comment is its
+	 * message row; a person is a row of a mail they sent. */
+	[SQL_PW_PROJECTS] = "SELECT id, name FROM project ORDER BY name",
+	[SQL_PW_PATCHES] =
+	    "SELECT " PW_PATCH_COLS " FROM patch p"
+	    " JOIN series s ON s.id = p.series_id"
+	    " JOIN message m ON m.id = p.message_id"
+	    " LEFT JOIN project pr ON pr.id = p.project_id"
+	    " WHERE (:id = 0 OR p.id = :id)"
+	    " AND (:project = 0 OR p.project_id = :project)"
+	    " AND (:series = 0 OR p.series_id = :series)"
+	    " AND (:current = 0 OR " PATCH_CURRENT(
+	        "p") ")"
+	             " AND (:states IS NULL OR instr(:states, ',' || " PW_STATE(
+	                 "p.state", "p.queue",
+	                 "p.reason") " || ',') > 0)"
+	                             " AND (:submitters IS NULL OR "
+	                             "instr(:submitters, ',' ||"
+	                             " lower(m.from_email) || ',') > 0)"
+	                             " AND (:q IS NULL OR "
+	                             "instr(lower(p.title), lower(:q)) > 0)"
+	                             " AND (:msgid IS NULL OR m.msgid = :msgid)"
+	                             " AND (:hash IS NULL OR p.patch_id = "
+	                             "lower(:hash))"
+	                             " AND :none = 0" PW_WHEN(
+	                                 "m.date") " ORDER BY CASE WHEN :order "
+	                                           "= 'number' THEN p.number "
+	                                           "END,"
+	                                           " CASE WHEN :order = 'id' "
+	                                           "THEN p.id END,"
+	                                           " CASE WHEN :order = '-id' "
+	                                           "THEN p.id END DESC,"
+	                                           " CASE WHEN :order = 'name' "
+	                                           "THEN p.title END,"
+	                                           " CASE WHEN :order = "
+	                                           "'-name' THEN p.title END "
+	                                           "DESC,"
+	                                           " CASE WHEN :order = "
+	                                           "'-date' THEN m.date END "
+	                                           "DESC,"
+	                                           " CASE WHEN :order = "
+	                                           "'-date' THEN p.id END "
+	                                           "DESC, m.date, p.id"
+	                                           " LIMIT :limit OFFSET "
+	                                           ":offset",
+	[SQL_PW_SERIES] =
+	    "SELECT s.id, s.contribution_id, coalesce(s.project_id, 0),"
+	    " coalesce(pr.name, ''), s.title, s.date, s.first_id,"
+	    " s.submitter_name, s.submitter_email, s.version, s.expected,"
+	    " s.received, coalesce(s.cover_id, 0), c.msgid, c.date"
+	    " FROM series s LEFT JOIN project pr ON pr.id = s.project_id"
+	    " LEFT JOIN message c ON c.id = s.cover_id"
+	    " WHERE (:id = 0 OR s.id = :id)"
+	    " AND (:project = 0 OR s.project_id = :project)"
+	    " AND (:cover = 0 OR s.cover_id IS NOT NULL)"
+	    " AND (:cover_row = 0 OR s.cover_id = :cover_row)"
+	    " AND (:submitters IS NULL OR instr(:submitters, ',' ||"
+	    " lower(s.submitter_email) || ',') > 0)"
+	    " AND (:q IS NULL OR instr(lower(s.title), lower(:q)) > 0)"
+	    " AND (:msgid IS NULL OR c.msgid = :msgid)"
+	    " AND :none = 0" PW_WHEN(
+	        "s.date") " ORDER BY CASE WHEN :order = 'id' THEN s.id END,"
+	                  " CASE WHEN :order = '-id' THEN s.id END DESC,"
+	                  " CASE WHEN :order = 'name' THEN s.title END,"
+	                  " CASE WHEN :order = '-name' THEN s.title END DESC,"
+	                  " CASE WHEN :order = '-date' THEN s.date END DESC,"
+	                  " CASE WHEN :order = '-date' THEN s.id END DESC, "
+	                  "s.date, s.id"
+	                  " LIMIT :limit OFFSET :offset",
+	/* The replies about a patch, or (patch 0) about a whole series:
+	 * what patchwork calls comments. */
+	[SQL_PW_COMMENTS] =
+	    "SELECT m.id, m.msgid, m.date, m.subject, m.from_name,"
+	    " m.from_email FROM message m WHERE m.series_id = :series"
+	    " AND ((:patch != 0 AND m.patch_id = :patch) OR (:patch = 0 AND"
+	    " m.patch_id IS NULL)) AND m.kind NOT IN ('patch', 'cover')"
+	    " AND (m.flags & 2) = 0 ORDER BY m.date, m.id"
+	    " LIMIT :limit OFFSET :offset",
+	/* Everyone who sent a mail, once per address (any case), under the
+	 * row of their first mail. */
+	[SQL_PW_PEOPLE] =
+	    "SELECT min(m.id), m.from_name, m.from_email FROM message m"
+	    " WHERE m.from_email != '' AND (:q IS NULL OR"
+	    " instr(lower(m.from_name), lower(:q)) > 0 OR"
+	    " instr(lower(m.from_email), lower(:q)) > 0)"
+	    " GROUP BY m.from_email COLLATE NOCASE"
+	    " ORDER BY CASE WHEN :desc THEN min(m.id) END DESC, min(m.id)"
+	    " LIMIT :limit OFFSET :offset",
+	[SQL_PW_PERSON] = "SELECT id, from_name, from_email FROM message"
+	                  " WHERE id = :id AND from_email != ''",
+	/* A patch's checks, and those of its whole series. */
+	[SQL_PW_CHECKS] =
+	    "SELECT k.id, coalesce(k.patch_id, 0), k.series_id, k.context,"
+	    " k.state, k.url, k.summary, k.reporter, k.time FROM checks k"
+	    " WHERE (k.patch_id = :patch OR (k.patch_id IS NULL AND"
+	    " k.series_id = :series)) AND (:id = 0 OR k.id = :id)"
+	    " AND (:state IS NULL OR k.state = :state)"
+	    " AND (:context IS NULL OR k.context = :context)" PW_WHEN(
+	        "k.time") " ORDER BY CASE WHEN :desc THEN k.time END DESC,"
+	                  " CASE WHEN :desc THEN k.id END DESC, k.time, k.id"
+	                  " LIMIT :limit OFFSET :offset",
+	/* patchwork's events, made from what the model keeps: the event
+	 * table (posted series, state changes), patches, cover letters,
+	 * complete series, checks and replies.  The actor of a change a
+	 * mail made is that mail's sender, whom the API knows by address.  An
+	 * id is its row's id times 8 plus the kind of row, so that the ids of
+	 * the kinds never meet. */
+	[SQL_PW_EVENTS] =
+	    "SELECT id, category, date, project, actor, series, patch, cover,"
+	    " chk, comment, kind, detail FROM ("
+	    "SELECT e.id * 8 AS id, CASE e.kind WHEN 'posted' THEN"
+	    " 'series-created' ELSE 'patch-state-changed' END AS category,"
+	    " e.time AS date, coalesce(c.project_id, 0) AS project,"
+	    " CASE WHEN e.kind = 'posted' THEN NULL ELSE coalesce((SELECT"
+	    " a.from_email FROM message a WHERE a.id = e.message_id), e.actor)"
+	    " END AS actor, coalesce(e.series_id, 0) AS series,"
+	    " coalesce(e.patch_id, 0) AS patch, 0 AS cover, 0 AS chk,"
+	    " 0 AS comment, e.kind AS kind, e.detail AS detail FROM event e"
+	    " JOIN contribution c ON c.id = e.contribution_id"
+	    " WHERE (e.kind = 'posted' AND e.series_id IS NOT NULL) OR"
+	    " (e.patch_id IS NOT NULL AND e.kind IN ('staged', 'updated',"
+	    " 'graduated', 'merged', 'dropped', 'state', 'superseded',"
+	    " 'withdrawn'))"
+	    " UNION ALL SELECT p.id * 8 + 1, 'patch-created', m.date,"
+	    " coalesce(p.project_id, 0), NULL, p.series_id, p.id, 0, 0, 0,"
+	    " NULL, NULL FROM patch p JOIN message m ON m.id = p.message_id"
+	    " UNION ALL SELECT s.cover_id * 8 + 2, 'cover-created', m.date,"
+	    " coalesce(s.project_id, 0), NULL, s.id, 0, s.cover_id, 0, 0,"
+	    " NULL, NULL FROM series s JOIN message m ON m.id = s.cover_id"
+	    " UNION ALL SELECT s.id * 8 + 3, 'series-completed',"
+	    " (SELECT max(m.date) FROM patch p JOIN message m ON m.id ="
+	    " p.message_id WHERE p.series_id = s.id),"
+	    " coalesce(s.project_id, 0), NULL, s.id, 0, 0, 0, 0, NULL, NULL"
+	    " FROM series s WHERE s.expected > 0 AND s.received >= s.expected"
+	    " UNION ALL SELECT k.id * 8 + 4, 'check-created', k.time,"
+	    " coalesce(s.project_id, 0), k.reporter, k.series_id, k.patch_id,"
+	    " 0, k.id, 0, NULL, k.state FROM checks k"
+	    " JOIN series s ON s.id = k.series_id WHERE k.patch_id IS NOT NULL"
+	    " UNION ALL SELECT m.id * 8 + 5, CASE WHEN m.patch_id IS NULL"
+	    " THEN 'cover-comment-created' ELSE 'patch-comment-created' END,"
+	    " m.date, coalesce(s.project_id, 0), NULL, s.id,"
+	    " coalesce(m.patch_id, 0), CASE WHEN m.patch_id IS NULL THEN"
+	    " s.cover_id ELSE 0 END, 0, m.id, NULL, NULL FROM message m"
+	    " JOIN series s ON s.id = m.series_id"
+	    " WHERE m.kind NOT IN ('patch', 'cover') AND (m.flags & 2) = 0"
+	    " AND (m.patch_id IS NOT NULL OR s.cover_id IS NOT NULL))"
+	    " WHERE (:id = 0 OR id = :id)"
+	    " AND (:project = 0 OR project = :project)"
+	    " AND (:category IS NULL OR category = :category)"
+	    " AND (:series = 0 OR series = :series)"
+	    " AND (:patch = 0 OR patch = :patch)"
+	    " AND (:cover = 0 OR cover = :cover)" PW_WHEN(
+	        "date") " ORDER BY CASE WHEN :asc THEN date END, CASE WHEN "
+	                ":asc THEN id"
+	                " END, date DESC, id DESC LIMIT :limit OFFSET :offset",
+	/* The events that changed a patch's state, up to one of them. */
+	[SQL_PW_HISTORY] =
+	    "SELECT kind, coalesce(detail, '') FROM event"
+	    " WHERE patch_id = :patch AND id <= :upto AND kind IN ('staged',"
+	    " 'updated', 'graduated', 'merged', 'dropped', 'state',"
+	    " 'superseded', 'withdrawn') ORDER BY id",
+	/* Every mail of a contribution, all its versions and replies: the
+	 * thread of public-inbox's t.mbox.gz. */
+	[SQL_PW_THREAD] =
+	    "SELECT m.id FROM message m JOIN series s ON s.id = m.series_id"
+	    " WHERE s.contribution_id = :contribution ORDER BY m.date, m.id",
+	[SQL_PW_STATE] = "SELECT " PW_STATE(":state", ":queue", ":reason"),
 	[SQL_SOURCE_REPORT] =
 	    "INSERT INTO source_state(name, kind, last_error, error_time,"
 	    " checked) VALUES(:name, :kind, :error, :error_time, :now)"

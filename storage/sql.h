@@ -108,6 +108,18 @@ enum sql_id {
 	SQL_WEB_PATCH,
 	SQL_WEB_PREDECESSORS,
 	SQL_WEB_PLACE,
+	/* patchwork's REST API and public-inbox's URLs (storage/store_pw.c) */
+	SQL_PW_PROJECTS,
+	SQL_PW_PATCHES,
+	SQL_PW_SERIES,
+	SQL_PW_COMMENTS,
+	SQL_PW_PEOPLE,
+	SQL_PW_PERSON,
+	SQL_PW_CHECKS,
+	SQL_PW_EVENTS,
+	SQL_PW_HISTORY,
+	SQL_PW_THREAD,
+	SQL_PW_STATE,
 	/* the daemon and status */
 	SQL_SOURCE_REPORT,
 	SQL_SOURCE_GET,

@@ -46,17 +46,14 @@ base64_encode(char *dst, const void *src, size_t n)
 	dst[o] = '\0';
 }
 
-enum err
+void
 base64_encode_buf(struct buf *out, const void *src, size_t n)
 {
 	size_t len = base64_len(n);
-	enum err e = buf_reserve(out, len);
 
-	if (e != ERR_OK)
-		return e;
+	buf_reserve(out, len);
 	base64_encode(out->p + out->n, src, n);
 	out->n += len;
-	return ERR_OK;
 }
 
 bool

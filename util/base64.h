@@ -16,8 +16,8 @@ size_t base64_len(size_t n);
 /* Encode src[0..n) into dst (base64_len(n) bytes, then a NUL). */
 void base64_encode(char *dst, const void *src, size_t n);
 
-/* The same, appended to out (ERR_LIMIT over its cap). */
-enum err base64_encode_buf(struct buf *out, const void *src, size_t n);
+/* The same, appended to out. */
+void base64_encode_buf(struct buf *out, const void *src, size_t n);
 
 /* Whether c is one of the 64 digits ('=' is not). */
 bool base64_digit(char c);

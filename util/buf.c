@@ -49,77 +49,75 @@ buf_detach(struct buf *b, size_t *n)
 	return p;
 }
 
-enum err
+void
 buf_reserve(struct buf *b, size_t n)
 {
 	size_t need, cap;
 
 	if (n > (size_t)-1 / 2 - b->n)
-		return ERR_LIMIT;
+		fatal("buf: %zu more bytes after %zu: out of memory", n, b->n);
 	need = b->n + n + 1;
-	if (b->max && need - 1 > b->max)
-		return ERR_LIMIT;
 	if (need <= b->cap)
-		return ERR_OK;
+		return;
 	cap = b->cap ? b->cap : 64;
 	while (cap < need)
 		cap *= 2;
 	b->p = xrealloc(b->p, cap);
 	b->cap = cap;
-	return ERR_OK;
 }
 
-enum err
+bool
+buf_fits(const struct buf *b, size_t n)
+{
+	return b->max == 0 || (b->n <= b->max && n <= b->max - b->n);
+}
+
+void
 buf_add(struct buf *b, const void *p, size_t n)
 {
-	enum err e = buf_reserve(b, n);
-
-	if (e)
-		return e;
+	buf_reserve(b, n);
 	if (n)
 		memcpy(b->p + b->n, p, n);
 	b->n += n;
 	b->p[b->n] = '\0';
-	return ERR_OK;
 }
 
-enum err
+void
 buf_addc(struct buf *b, char c)
 {
-	return buf_add(b, &c, 1);
+	buf_add(b, &c, 1);
 }
 
-enum err
+void
 buf_adds(struct buf *b, const char *s)
 {
-	return buf_add(b, s, strlen(s));
+	buf_add(b, s, strlen(s));
 }
 
-enum err
+void
 buf_addstr(struct buf *b, struct str s)
 {
-	return buf_add(b, s.p, s.n);
+	buf_add(b, s.p, s.n);
 }
 
-enum err
+void
 buf_addf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
-	enum err e;
 
 	va_start(ap, fmt);
 	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	/* vsnprintf fails only past INT_MAX bytes, or on a wide character
+	 * it cannot convert: neither is an error a caller could handle. */
 	if (n < 0)
-		return ERR_INVAL;
-	if ((e = buf_reserve(b, (size_t)n)) != ERR_OK)
-		return e;
+		fatal("buf: cannot format \"%s\"", fmt);
+	buf_reserve(b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	b->n += (size_t)n;
-	return ERR_OK;
 }
 
 const char *

@@ -1,9 +1,18 @@
 /*
- * struct buf: one growable byte buffer with a cap, always NUL-terminated.
+ * struct buf: one growable byte buffer, always NUL-terminated.
  * struct str: a view (pointer and length) into bytes owned elsewhere.
  *
- * A buf with max == 0 has no cap.  Adding past the cap fails with
- * ERR_LIMIT and leaves the buffer as it was: truncation is never silent.
+ * Adding to a buf cannot fail: it grows, and running out of memory is
+ * fatal, as in util/xalloc.h.  So the appends return nothing, and the
+ * code around them need not check what cannot happen.
+ *
+ * A buf may carry a cap (max, set by buf_init; 0 for none): the limit of
+ * the code that owns the buffer, a parser's (parsers/limits.h), a
+ * template's or a mail's.  The appends do not look at it.  The owner asks
+ * buf_fits() before it adds, or adds what it cannot measure first (an
+ * escape) and asks buf_fits(b, 0) after, and fails itself: input can
+ * never make us run out of memory, and truncation is an error, never
+ * silent.
  */
 #ifndef UTIL_BUF_H
 #define UTIL_BUF_H
@@ -17,7 +26,7 @@ struct buf {
 	char *p; /* NUL-terminated when cap > 0; NULL when empty */
 	size_t n; /* bytes used, without the NUL */
 	size_t cap; /* bytes allocated */
-	size_t max; /* 0: no cap */
+	size_t max; /* the owner's cap (buf_fits), 0 for none */
 };
 
 struct str {
@@ -37,14 +46,25 @@ void buf_free(struct buf *b);
 void buf_reset(struct buf *b);
 /* Give the bytes to the caller (never NULL); the buf becomes empty. */
 char *buf_detach(struct buf *b, size_t *n);
-enum err buf_add(struct buf *b, const void *p, size_t n);
-enum err buf_addc(struct buf *b, char c);
-enum err buf_adds(struct buf *b, const char *s);
-enum err buf_addstr(struct buf *b, struct str s);
-enum err buf_addf(struct buf *b, const char *fmt, ...)
+void buf_add(struct buf *b, const void *p, size_t n);
+void buf_addc(struct buf *b, char c);
+void buf_adds(struct buf *b, const char *s);
+void buf_addstr(struct buf *b, struct str s);
+void buf_addf(struct buf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Make room for n more bytes; returns ERR_LIMIT over the cap. */
-enum err buf_reserve(struct buf *b, size_t n);
+/* Make room for n more bytes (and the NUL) after b->n. */
+void buf_reserve(struct buf *b, size_t n);
+/*
+ * Whether n more bytes keep b within its cap (always, without one);
+ * buf_fits(b, 0) is false once b is past it.  For the owners of capped
+ * buffers, each of which turns false into its own error: the charset
+ * conversions and the patch parser's in-body header (ERR_LIMIT), the
+ * template renderer's output (ERR_LIMIT), mailout_compose's message
+ * (ERR_LIMIT), template and configuration files as they are read (a
+ * configuration error), the web server's request body (413), the SMTP
+ * client's reply lines (dropped as junk) and devsig's key path (no key).
+ */
+bool buf_fits(const struct buf *b, size_t n);
 /* The contents as a C string ("" when empty). */
 const char *buf_cstr(const struct buf *b);
 struct str buf_str(const struct buf *b);

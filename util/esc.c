@@ -6,13 +6,12 @@
 
 static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
 
-static enum err
+static void
 html(struct buf *out, const char *s, size_t n, bool attr)
 {
 	size_t i = 0, run;
-	enum err e = ERR_OK;
 
-	while (i < n && e == ERR_OK) {
+	while (i < n) {
 		unsigned char c = (unsigned char)s[i];
 		const char *rep = NULL;
 
@@ -39,7 +38,7 @@ html(struct buf *out, const char *s, size_t n, bool attr)
 			break;
 		}
 		if (rep) {
-			e = buf_adds(out, rep);
+			buf_adds(out, rep);
 			i++;
 			continue;
 		}
@@ -51,43 +50,40 @@ html(struct buf *out, const char *s, size_t n, bool attr)
 			    (attr && (c == '"' || c == '\'')))
 				break;
 		}
-		e = utf8_repair(out, s + i, run - i);
+		utf8_repair(out, s + i, run - i);
 		i = run;
 	}
-	return e;
 }
 
-enum err
+void
 esc_html_text(struct buf *out, const char *s, size_t n)
 {
-	return html(out, s, n, false);
+	html(out, s, n, false);
 }
 
-enum err
+void
 esc_html_attr(struct buf *out, const char *s, size_t n)
 {
-	return html(out, s, n, true);
+	html(out, s, n, true);
 }
 
-enum err
+void
 esc_url(struct buf *out, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i;
-	enum err e = ERR_OK;
 
-	for (i = 0; i < n && e == ERR_OK; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
 		    c == '_' || c == '~') {
-			e = buf_addc(out, (char)c);
+			buf_addc(out, (char)c);
 		} else {
 			char pct[3] = { '%', hex[c >> 4], hex[c & 15] };
 
-			e = buf_add(out, pct, 3);
+			buf_add(out, pct, 3);
 		}
 	}
-	return e;
 }

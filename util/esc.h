@@ -19,8 +19,8 @@
 
 #include "util/buf.h"
 
-enum err esc_html_text(struct buf *out, const char *s, size_t n);
-enum err esc_html_attr(struct buf *out, const char *s, size_t n);
-enum err esc_url(struct buf *out, const char *s, size_t n);
+void esc_html_text(struct buf *out, const char *s, size_t n);
+void esc_html_attr(struct buf *out, const char *s, size_t n);
+void esc_url(struct buf *out, const char *s, size_t n);
 
 #endif

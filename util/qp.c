@@ -51,14 +51,13 @@ qp_decode(char *dst, const char *src, size_t n, bool q_header, bool *bad)
 }
 
 /* One line (without its line end) and a hard CRLF. */
-static enum err
+static void
 encode_line(struct buf *out, struct str line)
 {
 	char enc[3];
 	size_t i, col = 0, k;
-	enum err e = ERR_OK;
 
-	for (i = 0; i < line.n && e == ERR_OK; i++) {
+	for (i = 0; i < line.n; i++) {
 		unsigned char c = (unsigned char)line.p[i];
 		bool last = i + 1 == line.n;
 
@@ -73,23 +72,20 @@ encode_line(struct buf *out, struct str line)
 		}
 		/* Room for the soft break's '=' unless this ends the line. */
 		if (col + k > QP_LINE_MAX - (last ? 0 : 1)) {
-			e = buf_add(out, "=\r\n", 3);
+			buf_add(out, "=\r\n", 3);
 			col = 0;
 		}
-		if (e == ERR_OK)
-			e = buf_add(out, enc, k);
+		buf_add(out, enc, k);
 		col += k;
 	}
-	return e == ERR_OK ? buf_add(out, "\r\n", 2) : e;
+	buf_add(out, "\r\n", 2);
 }
 
-enum err
+void
 qp_encode(struct buf *out, const char *src, size_t n)
 {
 	struct str rest = str_make(src, n), line;
-	enum err e = ERR_OK;
 
-	while (e == ERR_OK && str_nextline(&rest, &line))
-		e = encode_line(out, line);
-	return e;
+	while (str_nextline(&rest, &line))
+		encode_line(out, line);
 }

@@ -27,8 +27,8 @@ size_t qp_decode(
  * Encode text with CRLF (or LF) line ends: every line end becomes a hard
  * CRLF, '=', controls and bytes over 0x7e are escaped, a blank before a
  * line end too, and soft breaks keep every line within QP_LINE_MAX.
- * Appended to out (ERR_LIMIT over its cap).
+ * Appended to out.
  */
-enum err qp_encode(struct buf *out, const char *src, size_t n);
+void qp_encode(struct buf *out, const char *src, size_t n);
 
 #endif

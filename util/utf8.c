@@ -76,12 +76,11 @@ utf8_valid(const char *p, size_t n)
 	return utf8_valid_prefix(p, n) == n;
 }
 
-enum err
+void
 utf8_repair(struct buf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, start = 0;
-	enum err e;
 
 	while (i < n) {
 		size_t k = p[i] ? seq_len(p + i, n - i) : 0;
@@ -90,12 +89,10 @@ utf8_repair(struct buf *b, const char *s, size_t n)
 			i += k;
 			continue;
 		}
-		if ((e = buf_add(b, s + start, i - start)) != ERR_OK)
-			return e;
-		if ((e = buf_add(b, "\xef\xbf\xbd", 3)) != ERR_OK)
-			return e;
+		buf_add(b, s + start, i - start);
+		buf_add(b, "\xef\xbf\xbd", 3);
 		i++;
 		start = i;
 	}
-	return buf_add(b, s + start, n - start);
+	buf_add(b, s + start, n - start);
 }

@@ -11,6 +11,6 @@ bool utf8_valid(const char *p, size_t n);
 /* Length of the valid prefix of p. */
 size_t utf8_valid_prefix(const char *p, size_t n);
 /* Append p to b, replacing each invalid sequence and NUL by U+FFFD. */
-enum err utf8_repair(struct buf *b, const char *p, size_t n);
+void utf8_repair(struct buf *b, const char *p, size_t n);
 
 #endif

@@ -180,21 +180,60 @@ ingest_one(struct cli *c, const char *project, const struct buf *raw)
 	return EXIT_TEMPFAIL;
 }
 
+void
+cli_opt_first(void)
+{
+	optind = 0; /* glibc: start again, from argv[1] */
+}
+
+int
+cli_opt(struct cli *c, const struct option *opts)
+{
+	return getopt_long(c->argc, c->argv, "", opts, NULL);
+}
+
+const struct option cli_json_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+bool
+cli_json_only(struct cli *c, bool *json, int operands)
+{
+	int ch;
+
+	*json = false;
+	cli_opt_first();
+	while ((ch = cli_opt(c, cli_json_opts)) != -1) {
+		if (ch != 'j')
+			return false;
+		*json = true;
+	}
+	return c->argc - optind == operands;
+}
+
+static const struct option project_opts[] = {
+	{ "project", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int
 cmd_ingest(struct cli *c)
 {
 	const char *project = NULL;
 	struct buf raw;
 	uint64_t total;
-	int i, rc;
+	int ch, rc;
 	enum err e;
 
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--project") == 0 && i + 1 < c->argc)
-			project = c->argv[++i];
-		else
+	cli_opt_first();
+	while ((ch = cli_opt(c, project_opts)) != -1) {
+		if (ch != 'p')
 			return cli_usage();
+		project = optarg;
 	}
+	if (optind < c->argc)
+		return cli_usage();
 	/* A broken config or database is the operator's to fix; the MTA
 	 * keeps the mail meanwhile. */
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_CREATE) != ERR_OK)
@@ -242,19 +281,26 @@ cmd_import(struct cli *c)
 	struct ingest *in;
 	struct ckpt_helper *helper;
 	double t0 = time_mono();
-	int i, npaths = 0, rc = 0;
+	static const struct option opts[] = {
+		{ "project", required_argument, NULL, 'p' },
+		{ "mboxo", no_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char **paths;
+	int i, ch, npaths, rc = 0;
 
 	memset(&o, 0, sizeof(o));
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--project") == 0 && i + 1 < c->argc)
-			o.project = c->argv[++i];
-		else if (strcmp(c->argv[i], "--mboxo") == 0)
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch == 'p')
+			o.project = optarg;
+		else if (ch == 'o')
 			o.mboxo = true;
-		else if (c->argv[i][0] == '-')
-			return cli_usage();
 		else
-			c->argv[npaths++] = c->argv[i];
+			return cli_usage();
 	}
+	paths = c->argv + optind;
+	npaths = c->argc - optind;
 	if (npaths == 0)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK)
@@ -277,10 +323,10 @@ cmd_import(struct cli *c)
 	}
 	in = ingest_new(c->st, &c->conf);
 	for (i = 0; i < npaths && rc == 0; i++) {
-		enum err e = import_path(in, c->st, c->argv[i], &o);
+		enum err e = import_path(in, c->st, paths[i], &o);
 
 		if (e != ERR_OK) {
-			log_err("import: %s: %s", c->argv[i], err_str(e));
+			log_err("import: %s: %s", paths[i], err_str(e));
 			rc = 1;
 		}
 	}
@@ -317,32 +363,40 @@ parse_count(const char *s, size_t *n)
 static int
 cmd_list(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "state", required_argument, NULL, 's' },
+		{ "project", required_argument, NULL, 'p' },
+		{ "submitter", required_argument, NULL, 'u' },
+		{ "since", required_argument, NULL, 'd' },
+		{ "limit", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct store_filter f;
 	bool json = false;
-	int i;
+	int ch;
 
 	memset(&f, 0, sizeof(f));
-	for (i = 1; i < c->argc; i++) {
-		const char *o = c->argv[i], *v = c->argv[i + 1];
-
-		if (strcmp(o, "--json") == 0)
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch == 'j')
 			json = true;
-		else if (i + 1 >= c->argc)
-			return cli_usage();
-		else if (strcmp(o, "--state") == 0)
-			f.state = v, i++;
-		else if (strcmp(o, "--project") == 0)
-			f.project = v, i++;
-		else if (strcmp(o, "--submitter") == 0)
-			f.submitter = v, i++;
-		else if (strcmp(o, "--since") == 0 &&
-		    time_parse_iso(v, &f.since) == ERR_OK)
-			i++;
-		else if (strcmp(o, "--limit") == 0 && parse_count(v, &f.limit))
-			i++;
+		else if (ch == 's')
+			f.state = optarg;
+		else if (ch == 'p')
+			f.project = optarg;
+		else if (ch == 'u')
+			f.submitter = optarg;
+		else if (ch == 'd' &&
+		    time_parse_iso(optarg, &f.since) == ERR_OK)
+			continue;
+		else if (ch == 'n' && parse_count(optarg, &f.limit))
+			continue;
 		else
 			return cli_usage();
 	}
+	if (optind < c->argc)
+		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
 	return show_list(c->st, &f, json);
@@ -351,23 +405,13 @@ cmd_list(struct cli *c)
 static int
 cmd_show(struct cli *c)
 {
-	const char *ref = NULL;
-	bool json = false;
-	int i;
+	bool json;
 
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--json") == 0)
-			json = true;
-		else if (ref == NULL)
-			ref = c->argv[i];
-		else
-			return cli_usage();
-	}
-	if (ref == NULL)
+	if (!cli_json_only(c, &json, 1))
 		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
-	return show_one(c->st, ref, json);
+	return show_one(c->st, c->argv[optind], json);
 }
 
 /* The local user, as the actor of terminal commands. */
@@ -449,20 +493,31 @@ cli_command(struct cli *c, const struct command *cmd)
 int
 cli_verb_cmd(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "series", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct buf line = BUF_INIT;
 	struct command *cmds = NULL;
 	size_t ncmds = 0;
-	int i, rc = 1;
+	bool series = false;
+	int i, ch, rc = 1;
 
-	if (c->argc < 2)
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch != 's')
+			return cli_usage();
+		series = true;
+	}
+	if (optind >= c->argc)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
 	buf_addf(&line, "%s %s", c->conf.command_prefix, c->argv[0]);
-	for (i = 2; i < c->argc; i++)
-		buf_addf(&line, " %s",
-		    strcmp(c->argv[i], "--series") == 0 ? "series"
-		                                        : c->argv[i]);
+	if (series)
+		buf_adds(&line, " series");
+	for (i = optind + 1; i < c->argc; i++)
+		buf_addf(&line, " %s", c->argv[i]);
 	buf_addc(&line, '\n');
 	command_parse(
 	    c->a, buf_str(&line), c->conf.command_prefix, &cmds, &ncmds);
@@ -472,6 +527,7 @@ cli_verb_cmd(struct cli *c)
 		rc = 2;
 		goto out;
 	}
+	c->argv[1] = c->argv[optind]; /* REF, where cli_command() reads it */
 	rc = cli_command(c, &cmds[0]);
 out:
 	buf_free(&line);
@@ -481,24 +537,33 @@ out:
 static int
 cmd_send(struct cli *c)
 {
-	unsigned sent, failed, waiting;
+	static const struct option opts[] = {
+		{ "now", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct outbox_stats os;
 	bool now = false;
 	enum err e;
-	int i;
+	int ch;
 
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--now") == 0)
-			now = true;
-		else
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch != 'n')
 			return cli_usage();
+		now = true;
 	}
+	if (optind < c->argc)
+		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
-	e = outbox_send(c->st, &c->conf, now, &sent, &failed, &waiting);
-	if (sent + failed + waiting)
-		fprintf(stderr, "send: %u sent, %u failed, %u waiting\n", sent,
-		    failed, waiting);
-	if (e == ERR_OK && sent + failed + waiting)
+	e = outbox_send(c->st, &c->conf, now, &os);
+	if (os.sent + os.failed + os.waiting)
+		fprintf(stderr,
+		    "send: %u sent, %u failed, %u waiting; %u SMTP "
+		    "connection%s\n",
+		    os.sent, os.failed, os.waiting, os.connections,
+		    os.connections == 1 ? "" : "s");
+	if (e == ERR_OK && os.sent + os.failed + os.waiting)
 		e = store_run_mark(c->st, "send", time_now());
 	return e == ERR_OK ? 0 : 1;
 }
@@ -571,33 +636,44 @@ static const struct subcommand {
 	{ "gc", cli_gc_cmd },
 };
 
+static const struct option main_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 int
 cli_main(int argc, char **argv)
 {
 	struct cli c;
 	size_t k;
-	int i, rc;
+	int i, ch, rc;
 
 	/* A relay or client that hangs up must not kill the process: the
 	 * write fails and the error is handled where it happens. */
 	signal(SIGPIPE, SIG_IGN);
 	memset(&c, 0, sizeof(c));
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
-			c.config_path = argv[++i];
-		else if (strcmp(argv[i], "-v") == 0)
+	/* "+": the options before the subcommand are patchyard's; what
+	 * follows it is the subcommand's. */
+	while (
+	    (ch = getopt_long(argc, argv, "+c:vqh", main_opts, NULL)) != -1) {
+		if (ch == 'c')
+			c.config_path = optarg;
+		else if (ch == 'v')
 			log_set_level(log_get_level() < LOG_DEBUG
 			        ? log_get_level() + 1
 			        : LOG_DEBUG);
-		else if (strcmp(argv[i], "-q") == 0)
+		else if (ch == 'q')
 			log_set_level(LOG_ERR);
-		else if (strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0) {
+		else if (ch == 'h') {
 			fputs(usage_text, stdout);
 			return 0;
 		} else
 			return cli_usage();
 	}
+	i = optind;
 	if (i >= argc)
 		return cli_usage();
 	for (k = 0; k < sizeof(commands) / sizeof(commands[0]); k++) {

@@ -13,21 +13,22 @@
 int
 cli_am_cmd(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "verified", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 },
+	};
 	enum am_trailers which = AM_AS_B4;
-	const char *ref = NULL;
-	int i;
+	int ch;
 
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--verified") == 0)
-			which = AM_VERIFIED;
-		else if (ref == NULL && c->argv[i][0] != '-')
-			ref = c->argv[i];
-		else
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch != 'v')
 			return cli_usage();
+		which = AM_VERIFIED;
 	}
-	if (ref == NULL)
+	if (optind != c->argc - 1)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
-	return am_write(c->st, &c->conf, ref, which, stdout);
+	return am_write(c->st, &c->conf, c->argv[optind], which, stdout);
 }

@@ -111,22 +111,30 @@ graduate_auto(struct cli *c)
 int
 cli_graduate_cmd(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "plan", no_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "auto", no_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 },
+	};
 	bool plan = false, json = false, aut = false;
-	int i;
+	int ch;
 
-	if (c->argc < 2 || c->argv[1][0] != '-')
-		return cli_verb_cmd(c);
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--plan") == 0)
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch == 'p')
 			plan = true;
-		else if (strcmp(c->argv[i], "--json") == 0)
+		else if (ch == 'j')
 			json = true;
-		else if (strcmp(c->argv[i], "--auto") == 0)
+		else if (ch == 'a')
 			aut = true;
 		else
 			return cli_usage();
 	}
-	if (plan == aut || (json && !plan))
+	/* graduate REF: the mail verb from the terminal. */
+	if (!plan && !aut && !json)
+		return cli_verb_cmd(c);
+	if (plan == aut || (json && !plan) || optind != c->argc)
 		return cli_usage();
 	return plan ? graduate_plan(c, json) : graduate_auto(c);
 }
@@ -136,17 +144,12 @@ cli_graduate_cmd(struct cli *c)
 int
 cli_trees_cmd(struct cli *c)
 {
-	bool json = false;
+	bool json;
 	size_t i;
 	enum err e;
-	int k;
 
-	for (k = 1; k < c->argc; k++) {
-		if (strcmp(c->argv[k], "--json") == 0)
-			json = true;
-		else
-			return cli_usage();
-	}
+	if (!cli_json_only(c, &json, 0))
+		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
 	e = store_begin(c->st);
@@ -177,18 +180,24 @@ cli_trees_cmd(struct cli *c)
 int
 cli_forward_cmd(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "dry-run", no_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct buf rep = BUF_INIT;
 	bool dry = false;
 	size_t i, n = 0;
 	enum err e = ERR_OK;
-	int k;
+	int ch;
 
-	for (k = 1; k < c->argc; k++) {
-		if (strcmp(c->argv[k], "--dry-run") == 0)
-			dry = true;
-		else
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch != 'n')
 			return cli_usage();
+		dry = true;
 	}
+	if (optind != c->argc)
+		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
 	for (i = 0; i < c->conf.nprojects && e == ERR_OK; i++) {

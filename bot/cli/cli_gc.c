@@ -13,13 +13,22 @@
 int
 cli_gc_cmd(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "project", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *only = NULL;
 	bool busy = false, failed = false, any = false;
 	size_t i;
+	int ch;
 
-	if (c->argc == 3 && strcmp(c->argv[1], "--project") == 0)
-		only = c->argv[2];
-	else if (c->argc != 1)
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch != 'p')
+			return cli_usage();
+		only = optarg;
+	}
+	if (optind != c->argc)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;

@@ -15,25 +15,32 @@ reload(void *arg, struct arena *a, struct config *out)
 {
 	const struct cli *c = arg;
 
-	return conf_load(a, conf_path(c->config_path), out);
+	return conf_load_logged(a, conf_path(c->config_path), out);
 }
 
 int
 cli_run_cmd(struct cli *c)
 {
+	static const struct option opts[] = {
+		{ "once", no_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct daemon_opts o;
-	int i;
+	int ch;
 
 	memset(&o, 0, sizeof(o));
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--once") == 0)
-			o.once = true;
-		else
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch != 'o')
 			return cli_usage();
+		o.once = true;
 	}
+	if (optind != c->argc)
+		return cli_usage();
 	if (log_get_level() == LOG_WARN || log_get_level() == LOG_INFO)
 		log_set_level(log_get_level() + 1);
-	if (cli_load(c) != ERR_OK)
+	if (conf_load_logged(c->a, conf_path(c->config_path), &c->conf) !=
+	    ERR_OK)
 		return 1;
 	o.reload = reload;
 	o.reload_arg = c;

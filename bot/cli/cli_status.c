@@ -6,6 +6,7 @@
  *
  *   {"messages": N, "contributions": {STATE: N, ...},
  *    "outbox": {"due": N, "waiting": N, "failed": N},
+ *    "relay": "smtp://..." or null (no [smtp]: queued, never sent),
  *    "sources": [{"name", "kind", "position", "last_error"}],
  *    "last": {"rebuild", "upstream", "graduate", "test", "send"}}
  *
@@ -98,6 +99,8 @@ write_json(struct cli *c, const struct store_status *s, struct buf *out)
 	json_key(&j, "failed");
 	json_int(&j, s->failed);
 	json_obj_end(&j);
+	json_key(&j, "relay");
+	json_str(&j, c->conf.smtp_url);
 	json_key(&j, "sources");
 	json_arr_begin(&j);
 	for (i = 0; i < c->conf.nsources; i++) {
@@ -163,9 +166,13 @@ write_text(struct cli *c, const struct store_status *s, struct buf *out)
 	for (i = 0; i < s->nqueues; i++)
 		buf_addf(out, "%s %s %lld", i ? "," : "", s->queues[i].name,
 		    (long long)s->queues[i].n);
-	buf_addf(out, "%s\noutbox: %lld due, %lld waiting, %lld failed\n",
+	buf_addf(out, "%s\noutbox: %lld due, %lld waiting, %lld failed",
 	    s->nqueues ? "" : " none", (long long)s->due, (long long)s->waiting,
 	    (long long)s->failed);
+	if (c->conf.smtp_url)
+		buf_addf(out, ", through %s\n", c->conf.smtp_url);
+	else
+		buf_addf(out, "; no [smtp] url: queued, never sent\n");
 	for (i = 0; i < c->conf.nsources; i++) {
 		const struct conf_source *cs = &c->conf.sources[i];
 		struct store_source ss;
@@ -193,15 +200,11 @@ cli_status_cmd(struct cli *c)
 {
 	struct store_status s;
 	struct buf out = BUF_INIT;
-	bool json = false;
-	int i, rc = 0;
+	bool json;
+	int rc = 0;
 
-	for (i = 1; i < c->argc; i++) {
-		if (strcmp(c->argv[i], "--json") == 0)
-			json = true;
-		else
-			return cli_usage();
-	}
+	if (!cli_json_only(c, &json, 0))
+		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RO) != ERR_OK)
 		return 1;
 	if (store_status_read(c->st, c->a, time_now(), &s) != ERR_OK)

@@ -31,32 +31,36 @@ cli_serve_cmd(struct cli *c)
 {
 	struct websrv_opts o = { WEBSRV_LISTEN, WEBSRV_CONNECTIONS, 0,
 		WEBSRV_TIMEOUT, WEBSRV_THREADS };
-	int i;
+	static const struct option opts[] = {
+		{ "listen", required_argument, NULL, 'l' },
+		{ "connections", required_argument, NULL, 'c' },
+		{ "per-client", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool ok;
+	int ch;
 
-	/* Options and their values, in pairs. */
-	for (i = 1; i < c->argc; i += 2) {
-		const char *a = c->argv[i], *v;
-
-		if (i + 1 >= c->argc)
-			return cli_usage();
-		v = c->argv[i + 1];
-		if (strcmp(a, "--listen") == 0)
-			o.listen = v;
-		else if (strcmp(a, "--connections") == 0 &&
-		    number(v, 100000, &o.connections))
-			;
-		else if (strcmp(a, "--per-client") == 0 &&
-		    number(v, 100000, &o.per_client))
-			;
-		else if (strcmp(a, "--timeout") == 0 &&
-		    number(v, 3600, &o.timeout))
-			;
-		else if (strcmp(a, "--threads") == 0 &&
-		    number(v, 64, &o.threads))
-			;
+	cli_opt_first();
+	while ((ch = cli_opt(c, opts)) != -1) {
+		if (ch == 'l')
+			ok = (o.listen = optarg) != NULL;
+		else if (ch == 'c')
+			ok = number(optarg, 100000, &o.connections);
+		else if (ch == 'p')
+			ok = number(optarg, 100000, &o.per_client);
+		else if (ch == 't')
+			ok = number(optarg, 3600, &o.timeout);
+		else if (ch == 'T')
+			ok = number(optarg, 64, &o.threads);
 		else
+			ok = false;
+		if (!ok)
 			return cli_usage();
 	}
+	if (optind != c->argc)
+		return cli_usage();
 	if (cli_load(c) != ERR_OK)
 		return 1;
 	switch (websrv_run(&c->conf, &o)) {

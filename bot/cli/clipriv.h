@@ -7,6 +7,9 @@
 #ifndef BOT_CLI_CLIPRIV_H
 #define BOT_CLI_CLIPRIV_H
 
+#include <getopt.h>
+#include <stdbool.h>
+
 #include "parsers/config.h"
 #include "storage/store.h"
 #include "util/arena.h"
@@ -20,6 +23,23 @@ struct cli {
 	int argc; /* argv[0] is the subcommand's name */
 	char **argv;
 };
+
+/*
+ * A subcommand's options are read with getopt_long over c->argv (argv[0]
+ * is the subcommand): options and operands in any order, "--" ends the
+ * options, "--opt=value" and "--opt value" alike.  cli_opt() returns
+ * each option's val in turn, -1 at the end, when the operands are
+ * c->argv[optind .. c->argc); '?' for an unknown option or a missing
+ * value (getopt has said which).  cli_opt_first() starts a new scan.
+ */
+struct option;
+void cli_opt_first(void);
+int cli_opt(struct cli *c, const struct option *opts);
+/* The one option "--json" (val 'j'). */
+extern const struct option cli_json_opts[];
+/* Read a subcommand whose only option is --json: false on a usage error
+ * (then nothing else may follow: operands are left at optind). */
+bool cli_json_only(struct cli *c, bool *json, int operands);
 
 /* Print the usage to stderr; returns 2, the usage exit status. */
 int cli_usage(void);

@@ -1,6 +1,8 @@
 #include "bot/cli/conf.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +24,27 @@ conf_path(const char *path)
 	return "/etc/patchyard/bot.conf";
 }
 
+/* An error about the file: on stderr as it is, or as a log line. */
+static void say(bool logged, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+say(bool logged, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (logged)
+		log_err("%s", line);
+	else
+		fprintf(stderr, "%s\n", line);
+}
+
 static enum err
-read_all(const char *path, struct buf *b)
+read_all(const char *path, struct buf *b, bool logged)
 {
 	FILE *f = fopen(path, "rb");
 	char chunk[65536];
@@ -31,19 +52,24 @@ read_all(const char *path, struct buf *b)
 	enum err e = ERR_OK;
 
 	if (f == NULL) {
-		fprintf(stderr, "patchyard: %s: %s\n", path, strerror(errno));
+		say(logged, "%s%s: %s", logged ? "" : "patchyard: ", path,
+		    strerror(errno));
 		return ERR_CONFIG;
 	}
 	buf_init(b, LIMIT_CONFIG_SIZE);
 	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if ((e = buf_add(b, chunk, r)) != ERR_OK) {
-			fprintf(stderr, "patchyard: %s: larger than %u bytes\n",
-			    path, LIMIT_CONFIG_SIZE);
+		if (!buf_fits(b, r)) {
+			say(logged, "%s%s: larger than %u bytes",
+			    logged ? "" : "patchyard: ", path,
+			    LIMIT_CONFIG_SIZE);
+			e = ERR_LIMIT;
 			break;
 		}
+		buf_add(b, chunk, r);
 	}
 	if (e == ERR_OK && ferror(f)) {
-		fprintf(stderr, "patchyard: %s: %s\n", path, strerror(errno));
+		say(logged, "%s%s: %s", logged ? "" : "patchyard: ", path,
+		    strerror(errno));
 		e = ERR_IO;
 	}
 	fclose(f);
@@ -103,6 +129,9 @@ rebase_all(struct arena *a, const char *path, struct config *c)
 	}
 	for (i = 0; i < c->ntrees; i++)
 		c->trees[i].url = rebase_repo(a, dir, c->trees[i].url);
+	for (i = 0; i < c->nmaintainers; i++)
+		c->maintainers[i].token_file =
+		    rebase(a, dir, c->maintainers[i].token_file);
 	for (i = 0; i < c->ncis; i++)
 		c->cis[i].token_file = rebase(a, dir, c->cis[i].token_file);
 	for (i = 0; i < c->nsources; i++) {
@@ -115,15 +144,15 @@ rebase_all(struct arena *a, const char *path, struct config *c)
 	}
 }
 
-enum err
-conf_load(struct arena *a, const char *path, struct config *c)
+static enum err
+load(struct arena *a, const char *path, struct config *c, bool logged)
 {
 	struct buf b = BUF_INIT;
 	struct config_error *errs = NULL;
 	size_t nerrs = 0, i;
 	enum err e;
 
-	if ((e = read_all(path, &b)) != ERR_OK) {
+	if ((e = read_all(path, &b, logged)) != ERR_OK) {
 		buf_free(&b);
 		return e;
 	}
@@ -132,16 +161,28 @@ conf_load(struct arena *a, const char *path, struct config *c)
 	if (e != ERR_OK) {
 		for (i = 0; i < nerrs; i++) {
 			if (errs[i].line > 0)
-				fprintf(stderr, "%s:%d: %s\n", errs[i].file,
+				say(logged, "%s:%d: %s", errs[i].file,
 				    errs[i].line, errs[i].msg);
 			else
-				fprintf(stderr, "%s: %s\n", errs[i].file,
+				say(logged, "%s: %s", errs[i].file,
 				    errs[i].msg);
 		}
 		if (nerrs == 0)
-			fprintf(stderr, "%s: %s\n", path, err_str(e));
+			say(logged, "%s: %s", path, err_str(e));
 		return ERR_CONFIG;
 	}
 	rebase_all(a, path, c);
 	return ERR_OK;
+}
+
+enum err
+conf_load(struct arena *a, const char *path, struct config *c)
+{
+	return load(a, path, c, false);
+}
+
+enum err
+conf_load_logged(struct arena *a, const char *path, struct config *c)
+{
+	return load(a, path, c, true);
 }

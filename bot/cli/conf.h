@@ -19,4 +19,8 @@ const char *conf_path(const char *path);
  */
 enum err conf_load(struct arena *a, const char *path, struct config *c);
 
+/* The same, each error a log line ("patchyard: error: file:line: ..."):
+ * for the daemon, whose stderr is a log (its start and SIGHUP). */
+enum err conf_load_logged(struct arena *a, const char *path, struct config *c);
+
 #endif

@@ -156,6 +156,9 @@ send_due(struct daemon *d, double now)
 {
 	int64_t next = 0;
 
+	/* No relay: said once (say_relay()), not at every pass. */
+	if (d->conf->smtp_url == NULL)
+		return false;
 	if (d->o.once ? d->send_stuck : !d->send_kick && now < d->next_send)
 		return false;
 	if (store_run_outbox_next(d->st, &next) != ERR_OK)
@@ -171,17 +174,19 @@ send_due(struct daemon *d, double now)
 static enum err
 send_run(struct daemon *d, double now)
 {
-	unsigned sent = 0, failed = 0, waiting = 0;
-	enum err e =
-	    outbox_send(d->st, d->conf, false, &sent, &failed, &waiting);
+	struct outbox_stats os;
+	enum err e = outbox_send(d->st, d->conf, false, &os);
+	unsigned all = os.sent + os.failed + os.waiting;
 
 	d->send_kick = false;
 	d->next_send = now + d->conf->run_send_interval;
-	d->send_stuck = sent + failed == 0;
-	if (sent + failed + waiting)
-		log_info("send: %u sent, %u failed, %u waiting", sent, failed,
-		    waiting);
-	if (sent + failed + waiting && e == ERR_OK)
+	d->send_stuck = os.sent + os.failed == 0;
+	if (all)
+		log_info("send: %u sent, %u failed, %u waiting; %u SMTP "
+		         "connection%s",
+		    os.sent, os.failed, os.waiting, os.connections,
+		    os.connections == 1 ? "" : "s");
+	if (all && e == ERR_OK)
 		e = store_run_mark(d->st, "send", time_now());
 	return e;
 }
@@ -365,6 +370,16 @@ pass(struct daemon *d)
 	return ran;
 }
 
+/* Without [smtp], mail is queued and never sent (bot.conf(5)): said at
+ * the start and after a reload that drops it, and by `status`; the send
+ * worker is then not due at all. */
+static void
+say_relay(const struct config *now, const struct config *before)
+{
+	if (now->smtp_url == NULL && (before == NULL || before->smtp_url))
+		log_warn("send: no [smtp] url: mail is queued, never sent");
+}
+
 /* ---- signals, the lock, the configuration ---- */
 
 static void
@@ -476,6 +491,7 @@ reload(struct daemon *d)
 	/* The old configuration's arena goes below: copy, not point. */
 	c->database =
 	    arena_strndup(a, d->conf->database, strlen(d->conf->database));
+	say_relay(c, d->conf);
 	follow_free_all(d);
 	ingest_free(d->in);
 	arena_free(d->conf_arena);
@@ -484,6 +500,8 @@ reload(struct daemon *d)
 	d->in = ingest_new(d->st, d->conf);
 	follow_setup(d);
 	d->rebuild_wanted = true;
+	/* A relay configured, or another one: what waits may go now. */
+	d->send_kick = true;
 	log_info("run: config: reloaded");
 }
 
@@ -544,6 +562,7 @@ start(struct daemon *d, const struct config *conf, const struct daemon_opts *o)
 	d->mark_built = d->mark_seen;
 	d->in = ingest_new(d->st, d->conf);
 	follow_setup(d);
+	say_relay(d->conf, NULL);
 	return ERR_OK;
 }
 

@@ -143,6 +143,9 @@ follow_epoch(struct daemon *d, struct follower *f, struct source *src, size_t i,
 	import_opts_of(d, f, &o);
 	e = import_source(d->in, d->st, src, key, &o, &done);
 	*got += done;
+	/* A mail skipped for its size is the source's to show. */
+	if (source_skipped(src) != NULL && err[0] == '\0')
+		snprintf(err, errn, "%s", source_skipped(src));
 out:
 	free(pos);
 	return e;
@@ -170,8 +173,11 @@ poll_pubinbox(struct daemon *d, struct follower *f, size_t *got)
 			log_warn("source: %s: %s", dir, strerror(errno));
 		snprintf(dir, sizeof(dir), "%s.sources/%s", d->conf->database,
 		    f->cs->name);
-		e = pubinbox_mirror(path, dir, !f->mirrored, &fetched);
+		e = pubinbox_mirror(path, dir, !f->mirrored, &daemon_stop,
+		    &fetched, err, sizeof(err));
 		if (e != ERR_OK) {
+			if (daemon_stop)
+				return ERR_OK;
 			follow_report(d, f,
 			    "cannot fetch the archive (see the "
 			    "log)");

@@ -23,6 +23,7 @@ struct follower {
 	double backoff; /* seconds before the next reconnection */
 	double next_connect;
 	double idle_since; /* the IDLE in progress began, 0: none */
+	bool more; /* news left after a poll's searches: poll at once */
 };
 
 /* "imap", "public-inbox" or "maildir". */

@@ -31,6 +31,10 @@
 #define IMAP_BACKOFF_MAX 300.0
 /* UIDs fetched in one command and stored in one transaction. */
 #define IMAP_CHUNK 16
+/* Searches in one poll while the server tells of new mail: a server that
+ * says "EXISTS" in every answer must not keep the loop to itself.  The
+ * rest waits for the next pass, after the other workers. */
+#define IMAP_SYNC_ROUNDS 8
 
 struct chunk {
 	struct daemon *d;
@@ -143,16 +147,22 @@ do_chunk(struct chunk *c, struct imap *im, const uint32_t *uids, size_t n,
 	return e;
 }
 
-/* Everything above the stored UID, chunk by chunk. */
+/*
+ * Everything above the stored UID, chunk by chunk.  The search hands
+ * out a window of UIDs at a time in a large mailbox (bot/source/imap.c):
+ * the next one is asked for after the last UID it gave, stored or not
+ * (a UID the server lists and then does not send is not asked for
+ * again and again), so the UIDs only climb and the loop ends.
+ */
 static enum err
 sync_mailbox(
     struct daemon *d, struct follower *f, size_t *got, char *err, size_t errn)
 {
 	struct chunk c;
 	char key[300];
-	uint32_t *uids = NULL;
+	uint32_t *uids = NULL, after;
 	size_t n = 0, i, k;
-	enum err e;
+	enum err e = ERR_OK;
 
 	memset(&c, 0, sizeof(c));
 	key_of(f, key, sizeof(key));
@@ -160,12 +170,19 @@ sync_mailbox(
 	c.f = f;
 	c.key = key;
 	c.validity = imap_uidvalidity(f->imap);
-	e = imap_search(
-	    f->imap, stored_uid(d, f, key, c.validity), &uids, &n, err, errn);
 	c.a = arena_new();
-	for (i = 0; i < n && e == ERR_OK && !daemon_stop; i += k) {
-		k = n - i < IMAP_CHUNK ? n - i : IMAP_CHUNK;
-		e = do_chunk(&c, f->imap, uids + i, k, err, errn);
+	after = stored_uid(d, f, key, c.validity);
+	while (e == ERR_OK && !daemon_stop) {
+		e = imap_search(f->imap, after, &uids, &n, err, errn);
+		if (e != ERR_OK || n == 0)
+			break;
+		for (i = 0; i < n && e == ERR_OK && !daemon_stop; i += k) {
+			k = n - i < IMAP_CHUNK ? n - i : IMAP_CHUNK;
+			e = do_chunk(&c, f->imap, uids + i, k, err, errn);
+		}
+		after = uids[n - 1];
+		free(uids);
+		uids = NULL;
 	}
 	arena_free(c.a);
 	free(uids);
@@ -179,6 +196,7 @@ drop_connection(struct follower *f, double now, bool once, const char *why)
 	imap_close(f->imap);
 	f->imap = NULL;
 	f->idle_since = 0;
+	f->more = false;
 	if (daemon_stop || once)
 		return;
 	f->next_connect = now + f->backoff;
@@ -199,6 +217,7 @@ connect_source(struct daemon *d, struct follower *f, char *err, size_t errn)
 	ic.ca_file = f->cs->ca_file;
 	ic.pin_sha256 = f->cs->pin_sha256;
 	ic.timeout = f->cs->timeout;
+	ic.stop = &daemon_stop;
 	(void)d;
 	return imap_connect(&ic, &f->imap, err, errn);
 }
@@ -208,6 +227,8 @@ follow_imap_due(struct follower *f, double now)
 {
 	if (f->imap == NULL)
 		return now >= f->next_connect;
+	if (f->more)
+		return true;
 	if (f->idle_since > 0)
 		return imap_ready(f->imap) ||
 		    now >= f->idle_since + IMAP_IDLE_RENEW;
@@ -219,6 +240,7 @@ follow_imap_poll(struct daemon *d, struct follower *f, double now, size_t *got)
 {
 	char err[512] = "";
 	enum err e = ERR_OK;
+	int rounds = 0;
 
 	*got = 0;
 	if (f->backoff < 1)
@@ -226,9 +248,11 @@ follow_imap_poll(struct daemon *d, struct follower *f, double now, size_t *got)
 	if (f->imap == NULL) {
 		e = connect_source(d, f, err, sizeof(err));
 		if (e != ERR_OK) {
-			follow_report(d, f, err);
+			/* Stopping is not the source's failure. */
+			if (!daemon_stop)
+				follow_report(d, f, err);
 			drop_connection(f, now, d->o.once, "not connected");
-			return e;
+			return daemon_stop ? ERR_OK : e;
 		}
 		f->backoff = 1;
 		log_debug("source: %s: connected, UIDVALIDITY %lu%s",
@@ -239,14 +263,23 @@ follow_imap_poll(struct daemon *d, struct follower *f, double now, size_t *got)
 		f->idle_since = 0;
 		e = imap_idle_done(f->imap, err, sizeof(err));
 	}
-	/* Again while the server tells of mail that came meanwhile. */
+	/* Again while the server tells of mail that came meanwhile, up to
+	 * IMAP_SYNC_ROUNDS times; then at the next pass. */
 	if (e == ERR_OK)
 		imap_news(f->imap);
+	f->more = false;
 	do {
 		if (e == ERR_OK)
 			e = sync_mailbox(d, f, got, err, sizeof(err));
-	} while (e == ERR_OK && !daemon_stop && imap_news(f->imap));
-	if (e == ERR_OK && !d->o.once && !daemon_stop &&
+	} while (e == ERR_OK && !daemon_stop && ++rounds < IMAP_SYNC_ROUNDS &&
+	    imap_news(f->imap));
+	if (e == ERR_OK && rounds == IMAP_SYNC_ROUNDS)
+		f->more = imap_news(f->imap);
+	if (e != ERR_OK && daemon_stop) {
+		follow_imap_close(f);
+		return ERR_OK;
+	}
+	if (e == ERR_OK && !d->o.once && !daemon_stop && !f->more &&
 	    imap_has_idle(f->imap)) {
 		e = imap_idle(f->imap, err, sizeof(err));
 		if (e == ERR_OK)
@@ -267,6 +300,8 @@ follow_imap_next(const struct follower *f)
 {
 	if (f->imap == NULL)
 		return f->next_connect;
+	if (f->more)
+		return 0;
 	if (f->idle_since > 0)
 		return f->idle_since + IMAP_IDLE_RENEW;
 	return f->next_poll;
@@ -284,4 +319,5 @@ follow_imap_close(struct follower *f)
 	imap_close(f->imap);
 	f->imap = NULL;
 	f->idle_since = 0;
+	f->more = false;
 }

@@ -437,8 +437,7 @@ b85_line(struct buf *b, const char *p, size_t n)
 		for (k = 0; k < 4; k++)
 			out[k] = (unsigned char)(acc >> (24 - 8 * k));
 		k = len < 4 ? len : 4;
-		if (buf_add(b, out, k) != ERR_OK)
-			return false;
+		buf_add(b, out, k);
 		len -= k;
 	}
 	return true;

@@ -59,8 +59,7 @@ image_addline(struct image *im, const char *p, size_t n, bool patched)
 	im->l[im->nr].len = n;
 	im->l[im->nr].patched = patched;
 	im->nr++;
-	if (buf_add(&im->text, p, n))
-		fatal("gitapply: image over its limit");
+	buf_add(&im->text, p, n);
 }
 
 static void
@@ -70,8 +69,7 @@ image_load(struct image *im, const char *p, size_t n)
 
 	buf_reset(&im->text);
 	im->nr = 0;
-	if (buf_reserve(&im->text, n))
-		fatal("gitapply: image over its limit");
+	buf_reserve(&im->text, n);
 	while (i < n) {
 		const char *nl = memchr(p + i, '\n', n - i);
 		j = nl ? (size_t)(nl - p) + 1 : n;
@@ -329,8 +327,7 @@ githunk_apply(const struct diff_file *f, const char *pre, size_t n,
 	}
 	if (ok) {
 		buf_reset(out);
-		if (buf_addstr(out, buf_str(&im.text)))
-			ok = false;
+		buf_addstr(out, buf_str(&im.text));
 	} else {
 		*failed = first_failed;
 	}

@@ -219,7 +219,7 @@ gitlog_diff(
 		e = gitpriv_fail(to, "cannot diff");
 		goto out;
 	}
-	e = buf_add(out, text.ptr ? text.ptr : "", text.size);
+	buf_add(out, text.ptr ? text.ptr : "", text.size);
 out:
 	git_buf_dispose(&text);
 	git_diff_free(d);

@@ -31,13 +31,10 @@ list_conflicts(git_index *idx, struct buf *out)
 	git_index_conflict_iterator *it = NULL;
 	const git_index_entry *anc, *our, *their;
 	const char *last = NULL;
-	enum err e = ERR_OK;
-	int rc;
 
 	if (git_index_conflict_iterator_new(&it, idx) < 0)
 		return gitpriv_fail("merge", "cannot list conflicts");
-	while (e == ERR_OK &&
-	    (rc = git_index_conflict_next(&anc, &our, &their, it)) == 0) {
+	while (git_index_conflict_next(&anc, &our, &their, it) == 0) {
 		const char *path = our ? our->path
 		    : their            ? their->path
 		                       : anc->path;
@@ -45,29 +42,28 @@ list_conflicts(git_index *idx, struct buf *out)
 		if (last && strcmp(last, path) == 0)
 			continue;
 		last = path;
-		e = buf_addf(out, "%s\n", path);
+		buf_addf(out, "%s\n", path);
 	}
 	git_index_conflict_iterator_free(it);
-	return e;
+	return ERR_OK;
 }
 
 /* name <email> time +0000, without what an ident cannot hold. */
-static enum err
+static void
 add_ident(struct buf *b, const char *what, const char *name, const char *email,
     int64_t t)
 {
 	const char *s;
-	enum err e = buf_addf(b, "%s ", what);
 
-	for (s = name; e == ERR_OK && *s; s++)
+	buf_addf(b, "%s ", what);
+	for (s = name; *s; s++)
 		if (*s != '<' && *s != '>' && *s != '\n')
-			e = buf_addc(b, *s);
-	if (e == ERR_OK)
-		e = buf_adds(b, " <");
-	for (s = email; e == ERR_OK && *s; s++)
+			buf_addc(b, *s);
+	buf_adds(b, " <");
+	for (s = email; *s; s++)
 		if (*s != '<' && *s != '>' && *s != '\n')
-			e = buf_addc(b, *s);
-	return e == ERR_OK ? buf_addf(b, "> %lld +0000\n", (long long)t) : e;
+			buf_addc(b, *s);
+	buf_addf(b, "> %lld +0000\n", (long long)t);
 }
 
 static enum err
@@ -77,24 +73,16 @@ write_merge(struct gitrepo *r, const git_oid *tree, git_commit *ours,
 {
 	struct buf b = BUF_INIT;
 	size_t n = strlen(message);
-	enum err e;
+	enum err e = ERR_OK;
 
-	e = buf_addf(&b, "tree %s\n", git_oid_tostr_s(tree));
-	if (e == ERR_OK)
-		e = buf_addf(
-		    &b, "parent %s\n", git_oid_tostr_s(git_commit_id(ours)));
-	if (e == ERR_OK)
-		e = buf_addf(
-		    &b, "parent %s\n", git_oid_tostr_s(git_commit_id(theirs)));
-	if (e == ERR_OK)
-		e = add_ident(&b, "author", name, email, time);
-	if (e == ERR_OK)
-		e = add_ident(&b, "committer", name, email, time);
-	if (e == ERR_OK)
-		e = buf_addf(&b, "\n%s%s", message,
-		    n && message[n - 1] == '\n' ? "" : "\n");
-	if (e == ERR_OK &&
-	    git_odb_write(out, r->odb, b.p, b.n, GIT_OBJECT_COMMIT) < 0)
+	buf_addf(&b, "tree %s\n", git_oid_tostr_s(tree));
+	buf_addf(&b, "parent %s\n", git_oid_tostr_s(git_commit_id(ours)));
+	buf_addf(&b, "parent %s\n", git_oid_tostr_s(git_commit_id(theirs)));
+	add_ident(&b, "author", name, email, time);
+	add_ident(&b, "committer", name, email, time);
+	buf_addf(
+	    &b, "\n%s%s", message, n && message[n - 1] == '\n' ? "" : "\n");
+	if (git_odb_write(out, r->odb, b.p, b.n, GIT_OBJECT_COMMIT) < 0)
 		e = gitpriv_fail(r->path, "cannot write merge commit");
 	buf_free(&b);
 	return e;

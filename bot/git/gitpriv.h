@@ -172,8 +172,16 @@ enum gitlink_where {
 enum err gitlink_resolve(const struct gitlink_view *v, const char *path,
     const git_oid *oid, enum gitlink_where *where);
 
-/* Log git_error_last() as "git: obj: what: message"; returns ERR_GIT. */
+/* Log git_error_last() as "git: obj: what: message" (said plainly,
+ * util/gitmsg.h); returns ERR_GIT. */
 enum err gitpriv_fail(const char *obj, const char *what);
+
+/*
+ * Start libgit2 (balanced by git_libgit2_shutdown()) with the settings
+ * every use of ours needs: hashes verified, repositories of other users
+ * read, an unreadable user configuration left out.
+ */
+void gitpriv_start(void);
 
 /* Whether oid is on disk (not merely in memory or in a cache). */
 bool gitpriv_on_disk(struct gitrepo *r, const git_oid *oid);

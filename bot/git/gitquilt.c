@@ -66,25 +66,23 @@ slugs_ok(const struct gitquilt_patch *p, size_t n)
 	return ok;
 }
 
-static enum err
+static void
 series_text(struct buf *b, const struct gitquilt_patch *p, size_t n)
 {
 	const char *queue = NULL;
-	enum err e = ERR_OK;
 	size_t i;
 
-	for (i = 0; i < n && e == ERR_OK; i++) {
+	for (i = 0; i < n; i++) {
 		if (p[i].queue &&
 		    (queue == NULL || strcmp(queue, p[i].queue) != 0)) {
 			queue = p[i].queue;
-			e = buf_addf(b, "# %s\n", queue);
+			buf_addf(b, "# %s\n", queue);
 		}
-		if (e == ERR_OK && p[i].comment)
-			e = buf_addf(b, "# %s\n", p[i].comment);
-		else if (e == ERR_OK)
-			e = buf_addf(b, "%s.patch\n", p[i].slug);
+		if (p[i].comment)
+			buf_addf(b, "# %s\n", p[i].comment);
+		else
+			buf_addf(b, "%s.patch\n", p[i].slug);
 	}
-	return e;
 }
 
 /* A blob into the tree builder under name.  Straight into the in-memory
@@ -111,14 +109,12 @@ make_tree(
 	struct buf b = BUF_INIT;
 	char name[SLUG_MAX + 8];
 	git_oid dirid;
-	int rc = 0;
+	int rc;
 	size_t i;
 
 	buf_init(&b, 0);
-	if (series_text(&b, p, n))
-		rc = -1;
-	if (rc == 0)
-		rc = git_treebuilder_new(&dir, r->repo, NULL);
+	series_text(&b, p, n);
+	rc = git_treebuilder_new(&dir, r->repo, NULL);
 	if (rc == 0)
 		rc = put_blob(r, dir, "series", buf_cstr(&b), b.n);
 	for (i = 0; i < n && rc == 0; i++) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "bot/git/gitpriv.h"
+#include "util/gitmsg.h"
 #include "util/log.h"
 
 struct cred_state {
@@ -95,10 +96,13 @@ static void
 say_why(char *why, size_t n, const char *fallback)
 {
 	const git_error *ge = git_error_last();
+	char plain[1024];
 
 	if (why && n)
 		snprintf(why, n, "%s",
-		    ge && ge->message && *ge->message ? ge->message : fallback);
+		    ge && ge->message && *ge->message
+		        ? gitmsg_plain(plain, sizeof(plain), ge->message)
+		        : fallback);
 }
 
 /* "branch" is refs/heads/branch; "tags/x" and "refs/..." name refs. */

@@ -34,6 +34,7 @@
 #include "util/buf.h"
 #include "util/fdio.h"
 #include "util/fmap.h"
+#include "util/gitmsg.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -44,10 +45,48 @@ enum err
 gitpriv_fail(const char *obj, const char *what)
 {
 	const git_error *e = git_error_last();
+	char plain[1024];
 
 	log_err("git: %s: %s: %s", obj, what,
-	    e && e->message ? e->message : "unknown error");
+	    gitmsg_plain(plain, sizeof(plain), e ? e->message : NULL));
 	return ERR_GIT;
+}
+
+void
+gitpriv_start(void)
+{
+	git_buf dirs = { 0 };
+
+	git_libgit2_init();
+	/* Every object read is hashed again and checked against its id
+	 * (libgit2's default, said out loud): upstream's objects, trees'
+	 * and archives' are someone else's, and the option is process-wide,
+	 * so it cannot be off for our own objects alone.  It costs a
+	 * collision-detecting SHA-1 per object read (docs/DECISIONS.md). */
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	/*
+	 * Upstream, trees and archives are read whoever owns them, as git
+	 * does with safe.directory = * (DESIGN.md §10): libgit2 1.5 refuses
+	 * a repository another user owns and matches safe.directory only
+	 * path by path ('*' included), so every epoch of an archive would
+	 * need its own line.  git's check keeps a repository's config from
+	 * running commands as us (core.fsmonitor, hooks, sshCommand);
+	 * libgit2 1.5 runs none, we open only the paths bot.conf names
+	 * (never a parent found by searching), and what we write (the
+	 * staging repository, a mirror) we create ourselves.  The option is
+	 * process-wide, and libgit2's local transport opens the upstream of
+	 * a fetch itself, so it cannot be off for those opens alone
+	 * (docs/DECISIONS.md).
+	 */
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	/* An unreadable $HOME: without its .gitconfig, as git goes on. */
+	if (git_libgit2_opts(
+	        GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, &dirs) == 0 &&
+	    dirs.ptr != NULL &&
+	    gitmsg_config_unreadable(dirs.ptr, ".gitconfig"))
+		git_libgit2_opts(
+		    GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, "");
+	git_buf_dispose(&dirs);
 }
 
 bool
@@ -244,13 +283,7 @@ gitrepo_open(const char *path, struct gitrepo **out)
 	*out = NULL;
 	if (path == NULL || *path == '\0')
 		return ERR_INVAL;
-	git_libgit2_init();
-	/* Every object read is hashed again and checked against its id
-	 * (libgit2's default, said out loud): upstream's objects, trees'
-	 * and archives' are someone else's, and the option is process-wide,
-	 * so it cannot be off for our own objects alone.  It costs a
-	 * collision-detecting SHA-1 per object read (docs/DECISIONS.md). */
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	gitpriv_start();
 	/* Hashing again is paid per read from the object database, and
 	 * libgit2 caches trees of up to 4 KB only: a folder of 1,700 files
 	 * (a 70 KB tree) was read and hashed again by every step of a build
@@ -295,8 +328,7 @@ gitpriv_open_source(const char *path, struct gitrepo **out)
 	struct gitrepo *r;
 
 	*out = NULL;
-	git_libgit2_init();
-	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	gitpriv_start();
 	r = xcalloc(1, sizeof(*r));
 	r->path = xstrdup(path);
 	r->lockfd = -1; /* no lock: gitrepo_free() must not close fd 0 */

@@ -375,12 +375,14 @@ file_text(git_repository *repo, git_patch *p, struct buf *out)
 	if (ok && at && pct < 100) {
 		at++;
 		end = strchr(at, '\n');
-		ok = end &&
-		    buf_add(out, pb.ptr, (size_t)(at - pb.ptr)) == ERR_OK &&
-		    buf_addf(out, "similarity index %d%%", pct) == ERR_OK &&
-		    buf_adds(out, end) == ERR_OK;
+		ok = end != NULL;
+		if (ok) {
+			buf_add(out, pb.ptr, (size_t)(at - pb.ptr));
+			buf_addf(out, "similarity index %d%%", pct);
+			buf_adds(out, end);
+		}
 	} else if (ok) {
-		ok = buf_add(out, pb.ptr, pb.size) == ERR_OK;
+		buf_add(out, pb.ptr, pb.size);
 	}
 	git_error_clear();
 	git_blob_free(a);

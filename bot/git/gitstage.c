@@ -32,11 +32,10 @@ struct build {
 
 /* A name or address as git writes it: without '<', '>' or line breaks
  * (git drops them too), without blanks around it. */
-static enum err
+static void
 add_ident_part(struct buf *b, const char *s)
 {
 	size_t n = strlen(s), i;
-	enum err e = ERR_OK;
 
 	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
 		n--;
@@ -44,51 +43,47 @@ add_ident_part(struct buf *b, const char *s)
 		s++;
 		n--;
 	}
-	for (i = 0; i < n && e == ERR_OK; i++)
+	for (i = 0; i < n; i++)
 		if (s[i] != '<' && s[i] != '>' && s[i] != '\n' && s[i] != '\r')
-			e = buf_addc(b, s[i]);
-	return e;
+			buf_addc(b, s[i]);
 }
 
-static enum err
+static void
 add_ident(struct buf *b, const char *what, const char *name, const char *email,
     int64_t t, int tz)
 {
 	int a = tz < 0 ? -tz : tz;
-	enum err e;
 
 	if (name == NULL || *name == '\0')
 		name = email ? email : "";
-	if ((e = buf_addf(b, "%s ", what)) || (e = add_ident_part(b, name)) ||
-	    (e = buf_adds(b, " <")) ||
-	    (e = add_ident_part(b, email ? email : "")))
-		return e;
-	return buf_addf(b, "> %lld %c%02d%02d\n", (long long)t,
-	    tz < 0 ? '-' : '+', a / 60, a % 60);
+	buf_addf(b, "%s ", what);
+	add_ident_part(b, name);
+	buf_adds(b, " <");
+	add_ident_part(b, email ? email : "");
+	buf_addf(b, "> %lld %c%02d%02d\n", (long long)t, tz < 0 ? '-' : '+',
+	    a / 60, a % 60);
 }
 
 /* The commit object's text for entry e with tree and parent. */
-static enum err
+static void
 compose(struct build *bd, const struct gitstage_entry *e, const git_oid *tree,
     const git_oid *parent)
 {
 	struct buf *b = &bd->text;
 	const char *msg = e->message ? e->message : "";
 	size_t n = strlen(msg);
-	enum err err;
 
 	buf_reset(b);
-	if ((err = buf_addf(b, "tree %s\n", git_oid_tostr_s(tree))) ||
-	    (err = buf_addf(b, "parent %s\n", git_oid_tostr_s(parent))) ||
-	    (err = add_ident(b, "author", e->author_name, e->author_email,
-	         e->author_time, e->author_tz)) ||
-	    (err = add_ident(b, "committer", bd->cname, bd->cemail,
-	         e->committer_time, e->committer_tz)) ||
-	    (err = buf_addc(b, '\n')) || (err = buf_add(b, msg, n)))
-		return err;
+	buf_addf(b, "tree %s\n", git_oid_tostr_s(tree));
+	buf_addf(b, "parent %s\n", git_oid_tostr_s(parent));
+	add_ident(b, "author", e->author_name, e->author_email, e->author_time,
+	    e->author_tz);
+	add_ident(b, "committer", bd->cname, bd->cemail, e->committer_time,
+	    e->committer_tz);
+	buf_addc(b, '\n');
+	buf_add(b, msg, n);
 	if (n == 0 || msg[n - 1] != '\n')
-		err = buf_addc(b, '\n');
-	return err;
+		buf_addc(b, '\n');
 }
 
 static enum err
@@ -131,11 +126,12 @@ reusable(struct build *bd, const struct gitstage_entry *e,
 		return false;
 	}
 	if (git_commit_parentcount(c) == 1 &&
-	    git_oid_equal(git_commit_parent_id(c, 0), &bd->tip) &&
-	    compose(bd, e, git_commit_tree_id(c), &bd->tip) == ERR_OK &&
-	    git_odb_hash(&again, bd->text.p, bd->text.n, GIT_OBJECT_COMMIT) ==
-	        0)
-		ok = git_oid_equal(&again, &id);
+	    git_oid_equal(git_commit_parent_id(c, 0), &bd->tip)) {
+		compose(bd, e, git_commit_tree_id(c), &bd->tip);
+		ok = git_odb_hash(&again, bd->text.p, bd->text.n,
+		         GIT_OBJECT_COMMIT) == 0 &&
+		    git_oid_equal(&again, &id);
+	}
 	git_commit_free(c);
 	return ok;
 }
@@ -201,8 +197,7 @@ build_one(struct build *bd, const struct gitstage_entry *e,
 		return err;
 	if (ar.how == GITAPPLY_EMPTY)
 		return ERR_OK;
-	if ((err = compose(bd, e, &tree, &bd->tip)))
-		return err;
+	compose(bd, e, &tree, &bd->tip);
 	if ((err = gitpriv_object(
 	         bd->r, GIT_OBJECT_COMMIT, bd->text.p, bd->text.n, &commit)))
 		return err;

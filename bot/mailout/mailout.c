@@ -61,19 +61,17 @@ control_len(const unsigned char *p, size_t n)
  * (CR, LF, NUL, TAB ...) a blank, blanks collapsed, ends trimmed, cut to
  * max bytes at a character boundary.  Appends to out.
  */
-static enum err
+static void
 clean_text(struct buf *out, const char *s, size_t max)
 {
 	struct buf u = BUF_INIT;
 	const unsigned char *p;
 	size_t i = 0, k, start = out->n;
 	bool blank = false;
-	enum err e;
 
-	if ((e = utf8_repair(&u, s ? s : "", s ? strlen(s) : 0)) != ERR_OK)
-		goto out;
+	utf8_repair(&u, s ? s : "", s ? strlen(s) : 0);
 	p = (const unsigned char *)buf_cstr(&u);
-	while (i < u.n && e == ERR_OK) {
+	while (i < u.n) {
 		k = control_len(p + i, u.n - i);
 		if (k || p[i] == ' ') {
 			blank = out->n > start;
@@ -84,15 +82,12 @@ clean_text(struct buf *out, const char *s, size_t max)
 		if (out->n - start + (blank ? 1 : 0) + k > max)
 			break;
 		if (blank)
-			e = buf_addc(out, ' ');
+			buf_addc(out, ' ');
 		blank = false;
-		if (e == ERR_OK)
-			e = buf_add(out, p + i, k);
+		buf_add(out, p + i, k);
 		i += k;
 	}
-out:
 	buf_free(&u);
-	return e;
 }
 
 /* ---- addresses and ids ------------------------------------------------- */
@@ -165,14 +160,12 @@ struct hline {
 	struct buf *b;
 	size_t col;
 	bool has_token; /* the current line holds a token */
-	enum err e;
 };
 
 static void
 hl_add(struct hline *h, const char *p, size_t n)
 {
-	if (h->e == ERR_OK)
-		h->e = buf_add(h->b, p, n);
+	buf_add(h->b, p, n);
 	h->col += n;
 }
 
@@ -182,7 +175,6 @@ hl_begin(struct hline *h, struct buf *b, const char *name)
 	h->b = b;
 	h->col = 0;
 	h->has_token = false;
-	h->e = ERR_OK;
 	hl_add(h, name, strlen(name));
 	hl_add(h, ":", 1);
 }
@@ -216,11 +208,10 @@ hl_words(struct hline *h, const char *s, size_t n)
 	}
 }
 
-static enum err
+static void
 hl_end(struct hline *h)
 {
 	hl_add(h, "\r\n", 2);
-	return h->e;
 }
 
 /* ---- RFC 2047 encoded-words -------------------------------------------- */
@@ -351,7 +342,7 @@ hl_unstructured(struct hline *h, const char *s, size_t n)
 		hl_encoded(h, s + run, n - run);
 }
 
-enum err
+void
 mailout_reply_subject(struct buf *out, const char *subject)
 {
 	struct str s = str_ltrim(str_from(subject));
@@ -370,30 +361,26 @@ mailout_reply_subject(struct buf *out, const char *subject)
 			break;
 		s = str_ltrim(str_skip(s, i + 1));
 	}
-	if (buf_adds(out, "Re: "))
-		return ERR_LIMIT;
-	return buf_addstr(out, s);
+	buf_adds(out, "Re: ");
+	buf_addstr(out, s);
 }
 
-static enum err
+static void
 put_subject(struct buf *b, const struct mailout_msg *m)
 {
 	struct buf clean = BUF_INIT, re = BUF_INIT;
 	struct hline h;
-	enum err e;
 
-	e = clean_text(&clean, m->subject, MAILOUT_MAX_SUBJECT);
-	if (e == ERR_OK && m->in_reply_to && !m->keep_subject) {
-		e = mailout_reply_subject(&re, buf_cstr(&clean));
+	clean_text(&clean, m->subject, MAILOUT_MAX_SUBJECT);
+	if (m->in_reply_to && !m->keep_subject) {
+		mailout_reply_subject(&re, buf_cstr(&clean));
 		buf_free(&clean);
 		clean = re;
 	}
 	hl_begin(&h, b, "Subject");
 	hl_unstructured(&h, buf_cstr(&clean), clean.n);
-	if (e == ERR_OK)
-		e = hl_end(&h);
+	hl_end(&h);
 	buf_free(&clean);
-	return e;
 }
 
 /* ---- addresses --------------------------------------------------------- */
@@ -463,19 +450,17 @@ hl_mailbox(struct hline *h, const struct mailout_addr *a, bool last)
 	buf_free(&t);
 }
 
-enum err
+void
 mailout_field_text(struct buf *out, const char *name, const char *text)
 {
 	struct buf clean = BUF_INIT;
 	struct hline h;
-	enum err e = clean_text(&clean, text, MAILOUT_MAX_SUBJECT);
 
+	clean_text(&clean, text, MAILOUT_MAX_SUBJECT);
 	hl_begin(&h, out, name);
 	hl_unstructured(&h, buf_cstr(&clean), clean.n);
-	if (e == ERR_OK)
-		e = hl_end(&h);
+	hl_end(&h);
 	buf_free(&clean);
-	return e;
 }
 
 enum err
@@ -488,7 +473,8 @@ mailout_field_mailbox(
 		return ERR_INVAL;
 	hl_begin(&h, out, name);
 	hl_mailbox(&h, a, true);
-	return hl_end(&h);
+	hl_end(&h);
+	return ERR_OK;
 }
 
 /* Whether a recipient goes out (valid, not the bot, not seen before);
@@ -511,7 +497,9 @@ take_rcpt(const struct mailout_addr *a, const char *bot, struct buf *seen)
 	while (str_nextline(&rest, &line))
 		if (str_ieqs(line, a->email))
 			return false;
-	return buf_adds(seen, a->email) == ERR_OK && buf_addc(seen, '\n') == 0;
+	buf_adds(seen, a->email);
+	buf_addc(seen, '\n');
+	return true;
 }
 
 /*
@@ -534,7 +522,7 @@ pick_rcpts(const struct mailout_msg *m, const struct mailout_addr **to,
 	return *nto + *ncc;
 }
 
-static enum err
+static void
 put_addrs(
     struct buf *b, const char *field, const struct mailout_addr **v, size_t n)
 {
@@ -542,16 +530,16 @@ put_addrs(
 	size_t i;
 
 	if (n == 0)
-		return ERR_OK;
+		return;
 	hl_begin(&h, b, field);
 	for (i = 0; i < n; i++)
 		hl_mailbox(&h, v[i], i + 1 == n);
-	return hl_end(&h);
+	hl_end(&h);
 }
 
 /* ---- threading --------------------------------------------------------- */
 
-static enum err
+static void
 put_id_field(struct buf *b, const char *field, const char *id)
 {
 	struct hline h;
@@ -561,7 +549,7 @@ put_id_field(struct buf *b, const char *field, const char *id)
 	hl_begin(&h, b, field);
 	hl_token(&h, t.p, t.n);
 	buf_free(&t);
-	return hl_end(&h);
+	hl_end(&h);
 }
 
 /*
@@ -570,7 +558,7 @@ put_id_field(struct buf *b, const char *field, const char *id)
  * and the nearest ancestors.  Of a very long list only the first id and
  * the last LIMIT_REFERENCES are looked at.
  */
-static enum err
+static void
 put_references(struct buf *b, const struct mailout_msg *m)
 {
 	const char *ids[LIMIT_REFERENCES + 2];
@@ -594,7 +582,7 @@ put_references(struct buf *b, const struct mailout_msg *m)
 		ids[n++] = id;
 	}
 	if (n == 0)
-		return ERR_OK;
+		return;
 	from = n > MAILOUT_MAX_REFS ? n - (MAILOUT_MAX_REFS - 1) : 1;
 	hl_begin(&h, b, "References");
 	for (i = 0; i < n; i++) {
@@ -605,33 +593,32 @@ put_references(struct buf *b, const struct mailout_msg *m)
 		hl_token(&h, t.p, t.n);
 	}
 	buf_free(&t);
-	return hl_end(&h);
+	hl_end(&h);
 }
 
 /* ---- body -------------------------------------------------------------- */
 
 /* Valid UTF-8 with CRLF line ends (a lone CR or LF is a line end too),
  * ending with CRLF unless empty. */
-static enum err
+static void
 body_crlf(struct buf *out, const char *body, size_t n)
 {
 	struct buf u = BUF_INIT;
 	size_t i;
-	enum err e = utf8_repair(&u, body ? body : "", body ? n : 0);
 
-	for (i = 0; i < u.n && e == ERR_OK; i++) {
+	utf8_repair(&u, body ? body : "", body ? n : 0);
+	for (i = 0; i < u.n; i++) {
 		if (u.p[i] == '\r' || u.p[i] == '\n') {
 			if (u.p[i] == '\r' && i + 1 < u.n && u.p[i + 1] == '\n')
 				i++;
-			e = buf_add(out, "\r\n", 2);
+			buf_add(out, "\r\n", 2);
 		} else {
-			e = buf_addc(out, u.p[i]);
+			buf_addc(out, u.p[i]);
 		}
 	}
-	if (e == ERR_OK && out->n > 0 && out->p[out->n - 1] != '\n')
-		e = buf_add(out, "\r\n", 2);
+	if (out->n > 0 && out->p[out->n - 1] != '\n')
+		buf_add(out, "\r\n", 2);
 	buf_free(&u);
-	return e;
 }
 
 /* The longest line (without CRLF) and whether any byte is not ASCII. */
@@ -663,25 +650,26 @@ put_body(struct buf *b, const struct mailout_msg *m)
 	struct buf crlf = BUF_INIT;
 	bool ascii;
 	size_t longest;
-	enum err e;
+	enum err e = ERR_OK;
 
-	e = body_crlf(&crlf, m->body, m->body_len);
+	body_crlf(&crlf, m->body, m->body_len);
 	longest = body_scan(&crlf, &ascii);
-	if (e == ERR_OK)
-		e = buf_adds(b,
-		    "MIME-Version: 1.0\r\n"
-		    "Content-Type: text/plain; charset=utf-8\r\n");
-	if (e == ERR_OK && longest > HARD_LINE_MAX) {
-		e = buf_adds(b,
+	buf_adds(b,
+	    "MIME-Version: 1.0\r\n"
+	    "Content-Type: text/plain; charset=utf-8\r\n");
+	/* Neither encoding shrinks the body: one over the cap is refused
+	 * before it is copied. */
+	if (!buf_fits(b, crlf.n)) {
+		e = ERR_LIMIT;
+	} else if (longest > HARD_LINE_MAX) {
+		buf_adds(b,
 		    "Content-Transfer-Encoding: "
 		    "quoted-printable\r\n\r\n");
-		if (e == ERR_OK)
-			e = qp_encode(b, crlf.p ? crlf.p : "", crlf.n);
-	} else if (e == ERR_OK) {
-		e = buf_addf(b, "Content-Transfer-Encoding: %s\r\n\r\n",
+		qp_encode(b, crlf.p ? crlf.p : "", crlf.n);
+	} else {
+		buf_addf(b, "Content-Transfer-Encoding: %s\r\n\r\n",
 		    ascii ? "7bit" : "8bit");
-		if (e == ERR_OK)
-			e = buf_add(b, crlf.p ? crlf.p : "", crlf.n);
+		buf_add(b, crlf.p ? crlf.p : "", crlf.n);
 	}
 	buf_free(&crlf);
 	return e;
@@ -729,20 +717,18 @@ put_headers(struct buf *b, const struct mailout_msg *m,
 	from.email = m->from_email;
 	if ((e = time_fmt_rfc5322(date, sizeof(date), m->date, 0)))
 		return e;
-	if ((e = put_addrs(b, "From", &fromp, 1)) ||
-	    (e = put_addrs(b, "To", to, nto)) ||
-	    (e = put_addrs(b, "Cc", cc, ncc)) || (e = put_subject(b, m)) ||
-	    (e = buf_addf(b, "Date: %s\r\n", date)) ||
-	    (e = put_id_field(b, "Message-ID", m->message_id)))
-		return e;
-	if (mailout_id_valid(m->in_reply_to) &&
-	    (e = put_id_field(b, "In-Reply-To", m->in_reply_to)))
-		return e;
-	if ((e = put_references(b, m)))
-		return e;
-	return buf_addf(b,
-	    "Auto-Submitted: auto-replied\r\nX-Patchyard-Event: %s\r\n",
+	put_addrs(b, "From", &fromp, 1);
+	put_addrs(b, "To", to, nto);
+	put_addrs(b, "Cc", cc, ncc);
+	put_subject(b, m);
+	buf_addf(b, "Date: %s\r\n", date);
+	put_id_field(b, "Message-ID", m->message_id);
+	if (mailout_id_valid(m->in_reply_to))
+		put_id_field(b, "In-Reply-To", m->in_reply_to);
+	put_references(b, m);
+	buf_addf(b, "Auto-Submitted: auto-replied\r\nX-Patchyard-Event: %s\r\n",
 	    m->event);
+	return ERR_OK;
 }
 
 enum err
@@ -771,6 +757,8 @@ mailout_compose(const struct mailout_msg *m, struct buf *msg, struct buf *rcpts)
 	msg->max = max && max < MAILOUT_MAX_SIZE ? max : MAILOUT_MAX_SIZE;
 	if ((e = put_headers(msg, m, to, nto, cc, ncc)) == ERR_OK)
 		e = put_body(msg, m);
+	if (e == ERR_OK && !buf_fits(msg, 0))
+		e = ERR_LIMIT;
 	msg->max = max;
 	if (e)
 		log_err("mailout: %s: cannot compose: %s", m->message_id,
@@ -787,7 +775,6 @@ mailout_7bit(const char *msg, size_t n, struct buf *out)
 	static const char cte[] = "\r\nContent-Transfer-Encoding: 8bit\r\n";
 	struct str all = str_make(msg, n);
 	long end = str_findstr(all, "\r\n\r\n", 4), at;
-	enum err e;
 
 	buf_reset(out);
 	if (end < 0)
@@ -796,16 +783,12 @@ mailout_7bit(const char *msg, size_t n, struct buf *out)
 	at = str_findstr(str_make(msg, (size_t)end + 2), cte, sizeof(cte) - 1);
 	if (at < 0)
 		return ERR_INVAL;
-	e = buf_add(out, msg, (size_t)at);
-	if (e == ERR_OK)
-		e = buf_adds(
-		    out, "\r\nContent-Transfer-Encoding: quoted-printable\r\n");
-	if (e == ERR_OK)
-		e = buf_add(out, msg + at + sizeof(cte) - 1,
-		    (size_t)end + 4 - ((size_t)at + sizeof(cte) - 1));
-	if (e == ERR_OK)
-		e = qp_encode(out, msg + end + 4, n - (size_t)end - 4);
-	return e;
+	buf_add(out, msg, (size_t)at);
+	buf_adds(out, "\r\nContent-Transfer-Encoding: quoted-printable\r\n");
+	buf_add(out, msg + at + sizeof(cte) - 1,
+	    (size_t)end + 4 - ((size_t)at + sizeof(cte) - 1));
+	qp_encode(out, msg + end + 4, n - (size_t)end - 4);
+	return ERR_OK;
 }
 
 enum err
@@ -823,13 +806,11 @@ mailout_message_id(
 		log_err("mailout: getrandom: %s", strerror(errno));
 		return ERR_IO;
 	}
-	if (buf_addf(out, "%lld.", (long long)now))
-		return ERR_LIMIT;
-	for (i = 0; i < sizeof(r); i++)
-		if (buf_addc(out, hexdig[r[i] >> 4]) ||
-		    buf_addc(out, hexdig[r[i] & 15]))
-			return ERR_LIMIT;
-	if (buf_addf(out, ".%s@%s", event, domain))
-		return ERR_LIMIT;
+	buf_addf(out, "%lld.", (long long)now);
+	for (i = 0; i < sizeof(r); i++) {
+		buf_addc(out, hexdig[r[i] >> 4]);
+		buf_addc(out, hexdig[r[i] & 15]);
+	}
+	buf_addf(out, ".%s@%s", event, domain);
 	return ERR_OK;
 }

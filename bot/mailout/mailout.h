@@ -100,7 +100,7 @@ enum err mailout_7bit(const char *msg, size_t n, struct buf *out);
  * The subject of a reply: "Re: " and subject without its leading chain of
  * "Re:" prefixes (any case, "Re[2]:", blanks between), appended to out.
  */
-enum err mailout_reply_subject(struct buf *out, const char *subject);
+void mailout_reply_subject(struct buf *out, const char *subject);
 
 /*
  * One header field, "Name: value" with its CRLF, as mailout_compose()
@@ -108,8 +108,7 @@ enum err mailout_reply_subject(struct buf *out, const char *subject);
  * safe, RFC 2047 encoded where needed and folded.  For other writers of
  * mail: `patchyard am`.
  */
-enum err mailout_field_text(
-    struct buf *out, const char *name, const char *text);
+void mailout_field_text(struct buf *out, const char *name, const char *text);
 enum err mailout_field_mailbox(
     struct buf *out, const char *name, const struct mailout_addr *a);
 

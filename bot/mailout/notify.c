@@ -114,12 +114,9 @@ archive_link(struct arena *a, const char *tmpl, const char *msgid)
 
 	if (tmpl == NULL || (s = strstr(tmpl, "%s")) == NULL)
 		return NULL;
-	if (buf_add(&b, tmpl, (size_t)(s - tmpl)) != ERR_OK ||
-	    msgid_urlencode(&b, str_from(msgid)) != ERR_OK ||
-	    buf_adds(&b, s + 2) != ERR_OK) {
-		buf_free(&b);
-		return NULL;
-	}
+	buf_add(&b, tmpl, (size_t)(s - tmpl));
+	msgid_urlencode(&b, str_from(msgid));
+	buf_adds(&b, s + 2);
 	out = arena_strdup(a, buf_cstr(&b));
 	buf_free(&b);
 	return out;
@@ -318,6 +315,10 @@ patch_values(struct notify *n, struct arena *a, struct template_data *d,
 	template_data_set(d, "queue", p->queue);
 	template_data_set(
 	    d, "link", archive_link(a, pr ? pr->archive : NULL, msg->msgid));
+	/* Stage, update and graduate mails of a project with a staging tree
+	 * wait for the build (and push) that holds the change: what they say
+	 * is true when they go (DESIGN.md §6). */
+	template_data_set(d, "staging", pr && pr->staging ? "yes" : NULL);
 	(void)n;
 }
 

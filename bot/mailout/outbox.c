@@ -52,7 +52,7 @@ open_relay(
 	enum err e;
 
 	if (conf->smtp_url == NULL) {
-		log_err("send: smtp.url is not configured: mail waits");
+		log_err("send: no [smtp] url: mail is queued, never sent");
 		return ERR_CONFIG;
 	}
 	memset(&c, 0, sizeof(c));
@@ -141,62 +141,110 @@ record(struct store *st, const struct store_outbox *o, bool accepted)
 	return e;
 }
 
+/* What the attempt did to the mail, in the log: the row has it too, but
+ * an operator reads the log (the reason a mail waits, or was refused). */
+static void
+tell(const struct store_outbox *o, const struct smtp_result *r)
+{
+	if (r->rejected.n)
+		log_warn("send: <%s>: recipients refused for good: %.*s",
+		    o->message_id, (int)r->rejected.n - 1, r->rejected.p);
+	if (strcmp(o->state, "failed") == 0)
+		log_err("send: <%s>: not sent, and never will be: %s",
+		    o->message_id,
+		    r->last_error[0] ? r->last_error : "refused");
+	else if (strcmp(o->state, "queued") == 0)
+		log_warn("send: <%s>: not sent (%s): trying again in %lld s",
+		    o->message_id,
+		    r->last_error[0] ? r->last_error : "recipients deferred",
+		    (long long)outbox_backoff(o->attempts));
+}
+
+/*
+ * Send mail id through the relay (with skip, the relay is known to be out
+ * of reach: the mail takes *r, the result of the attempt that found so,
+ * and waits) and record its fate.  *tried is false when the mail was no
+ * longer queued (another process sent or cancelled it meanwhile).
+ */
 static enum err
 send_one(struct store *st, const struct config *conf, struct smtp *relay,
-    int64_t id, enum smtp_status *status)
+    int64_t id, struct smtp_result *r, bool skip, bool *tried)
 {
 	struct arena *a = arena_new();
 	struct store_outbox o;
-	struct smtp_result r;
 	enum err e = store_outbox_get(st, a, id, &o);
 
-	smtp_result_init(&r);
-	if (e == ERR_OK && strcmp(o.state, "queued") == 0) {
-		*status = smtp_send(
-		    relay, conf->bot_address, o.rcpt, o.body, o.body_len, &r);
-		if (*status != SMTP_CONFIG) {
-			judge(&o, &r, time_now());
-			e = record(st, &o, *status == SMTP_OK);
-		} else {
-			log_err("send: <%s>: %s", o.message_id, r.last_error);
-		}
+	*tried = e == ERR_OK && strcmp(o.state, "queued") == 0;
+	if (!*tried)
+		goto out;
+	if (!skip)
+		smtp_send(
+		    relay, conf->bot_address, o.rcpt, o.body, o.body_len, r);
+	if (r->status == SMTP_CONFIG) {
+		log_err("send: <%s>: %s", o.message_id, r->last_error);
+		goto out;
 	}
-	smtp_result_free(&r);
+	judge(&o, r, time_now());
+	if (!skip && !r->unreachable)
+		tell(&o, r);
+	e = record(st, &o, r->status == SMTP_OK);
+out:
 	arena_free(a);
 	return e;
 }
 
 enum err
 outbox_send(struct store *st, const struct config *conf, bool now,
-    unsigned *sent, unsigned *failed, unsigned *waiting)
+    struct outbox_stats *out)
 {
 	struct smtp *relay = NULL;
+	struct smtp_result r;
 	char password[512];
 	int64_t *ids = NULL;
 	size_t n = 0, i;
+	bool down = false;
 	enum err e = store_outbox_due(st, time_now(), now, &ids, &n);
 
-	*sent = *failed = *waiting = 0;
+	memset(out, 0, sizeof(*out));
+	smtp_result_init(&r);
 	if (e != ERR_OK || n == 0)
 		goto out;
 	if ((e = open_relay(conf, password, sizeof(password), &relay)))
 		goto out;
+	/* One session for the run: the relay's connection is kept open from
+	 * mail to mail (bot/mailout/smtp.h). */
 	for (i = 0; i < n && e == ERR_OK; i++) {
-		enum smtp_status s = SMTP_TEMP;
+		bool tried;
 
-		e = send_one(st, conf, relay, ids[i], &s);
-		if (s == SMTP_CONFIG)
+		e = send_one(st, conf, relay, ids[i], &r, down, &tried);
+		if (!tried)
+			continue;
+		if (!down) {
+			out->connections += (unsigned)r.connects;
+			out->reconnects += r.reconnected;
+		}
+		if (r.status == SMTP_CONFIG)
 			e = ERR_CONFIG;
-		else if (s == SMTP_OK)
-			(*sent)++;
-		else if (s == SMTP_PERM)
-			(*failed)++;
+		else if (r.status == SMTP_OK && r.deferred.n == 0)
+			out->sent++;
+		else if (r.status == SMTP_PERM)
+			out->failed++;
 		else
-			(*waiting)++;
+			out->waiting++;
+		/* A relay out of reach is so for the rest of the run too:
+		 * say it once, and let the others wait without trying. */
+		if (e == ERR_OK && r.unreachable && !down) {
+			down = true;
+			log_warn("send: %s: cannot reach the relay (%s): %zu "
+			         "mail%s wait",
+			    conf->smtp_url, r.last_error, n - i,
+			    n - i == 1 ? "" : "s");
+		}
 	}
 out:
 	explicit_bzero(password, sizeof(password));
 	smtp_free(relay);
+	smtp_result_free(&r);
 	free(ids);
 	return e;
 }

@@ -3,6 +3,13 @@
  * dialogue; we read it through the debug callback, to know which
  * recipient got which reply and whether the relay acknowledged the data,
  * which curl's return code alone does not say.
+ *
+ * One session per struct smtp (DESIGN.md §8): the easy handle lives as
+ * long as the struct, and libcurl keeps its connection open between
+ * transfers, so the mails of a send run share one connection, one TLS
+ * handshake and one AUTH; smtp_free() says QUIT.  Everything the handle
+ * points to (the transfer's state, the error buffer) lives in the struct
+ * too, since libcurl calls back when it closes the connection.
  */
 #include "bot/mailout/smtp.h"
 
@@ -18,8 +25,41 @@
 #include "util/log.h"
 #include "util/xalloc.h"
 
+enum phase {
+	PHASE_CONNECT, /* greeting, EHLO, STARTTLS, AUTH */
+	PHASE_MAIL,
+	PHASE_RCPT,
+	PHASE_DATA, /* the DATA command */
+	PHASE_BODY, /* after 354: the next reply acknowledges the data */
+	PHASE_DONE, /* the data was acknowledged (or refused) */
+	PHASE_QUIT /* saying goodbye: replies no longer matter */
+};
+
+/* One transfer: what we upload and what we saw. */
+struct xfer {
+	const char *msg;
+	size_t n, off;
+	/* The same message with a quoted-printable body, when its body is
+	 * 8bit: sent instead unless the relay offers 8BITMIME. */
+	const char *msg7;
+	size_t n7;
+	/* The connection's last EHLO reply listed 8BITMIME: kept from
+	 * transfer to transfer, as a connection kept open is not greeted
+	 * again. */
+	bool offers_8bit;
+	bool chosen; /* the data to send was chosen */
+	enum phase phase;
+	enum phase quit_from; /* the phase QUIT ended */
+	char rcpt[256]; /* the recipient of the RCPT in flight */
+	bool accepted; /* the data got a 2xx */
+	int last_code; /* the last final reply */
+	char last_err[256]; /* the last 4xx/5xx reply line */
+	struct buf in; /* a reply line being assembled */
+	struct smtp_result *r; /* NULL between transfers */
+};
+
 struct smtp {
-	char *url; /* with the EHLO name as its path when one is known */
+	char *url; /* as configured */
 	bool url_has_path;
 	bool implicit_tls;
 	enum conf_tls starttls;
@@ -30,6 +70,12 @@ struct smtp {
 	char *helo;
 	long connect_timeout;
 	long timeout;
+	/* The session: the handle, made at the first send, and what it
+	 * points to. */
+	CURL *h;
+	char *h_url; /* the URL it was given: with the EHLO name as path */
+	struct xfer x;
+	char errbuf[CURL_ERROR_SIZE];
 };
 
 /* ---- configuration ----------------------------------------------------- */
@@ -177,6 +223,7 @@ smtp_new(const struct smtp_config *c, struct smtp **out)
 	s->helo = c->helo ? xstrdup(c->helo) : NULL;
 	s->connect_timeout = c->connect_timeout > 0 ? c->connect_timeout : 30;
 	s->timeout = c->timeout > 0 ? c->timeout : 300;
+	buf_init(&s->x.in, 4096);
 	*out = s;
 	return ERR_OK;
 }
@@ -186,6 +233,10 @@ smtp_free(struct smtp *s)
 {
 	if (s == NULL)
 		return;
+	/* QUIT, and the connection closed. */
+	curl_easy_cleanup(s->h);
+	buf_free(&s->x.in);
+	free(s->h_url);
 	if (s->password)
 		explicit_bzero(s->password, strlen(s->password));
 	free(s->url);
@@ -230,36 +281,6 @@ smtp_status_str(enum smtp_status st)
 }
 
 /* ---- reading the dialogue ---------------------------------------------- */
-
-enum phase {
-	PHASE_CONNECT, /* greeting, EHLO, STARTTLS, AUTH */
-	PHASE_MAIL,
-	PHASE_RCPT,
-	PHASE_DATA, /* the DATA command */
-	PHASE_BODY, /* after 354: the next reply acknowledges the data */
-	PHASE_DONE, /* the data was acknowledged (or refused) */
-	PHASE_QUIT /* saying goodbye: replies no longer matter */
-};
-
-/* One transfer: what we upload and what we saw. */
-struct xfer {
-	const char *msg;
-	size_t n, off;
-	/* The same message with a quoted-printable body, when its body is
-	 * 8bit: sent instead unless the relay offers 8BITMIME. */
-	const char *msg7;
-	size_t n7;
-	bool offers_8bit; /* the last EHLO reply listed 8BITMIME */
-	bool chosen; /* the data to send was chosen */
-	enum phase phase;
-	enum phase quit_from; /* the phase QUIT ended */
-	char rcpt[256]; /* the recipient of the RCPT in flight */
-	bool accepted; /* the data got a 2xx */
-	int last_code; /* the last final reply */
-	char last_err[256]; /* the last 4xx/5xx reply line */
-	struct buf in; /* a reply line being assembled */
-	struct smtp_result *r;
-};
 
 static size_t
 read_cb(char *buf, size_t size, size_t nitems, void *arg)
@@ -343,12 +364,16 @@ on_reply(struct xfer *x, int code, const char *p, size_t n)
 		keep_line(x->last_err, sizeof(x->last_err), p, n);
 	switch (x->phase) {
 	case PHASE_RCPT:
+		if (x->r == NULL)
+			break;
 		if (code >= 500)
 			list = &x->r->rejected;
 		else if (code >= 400)
 			list = &x->r->deferred;
-		if (list && x->rcpt[0] && buf_adds(list, x->rcpt) == ERR_OK)
+		if (list && x->rcpt[0]) {
+			buf_adds(list, x->rcpt);
 			buf_addc(list, '\n');
+		}
 		break;
 	case PHASE_DATA:
 		if (code == 354)
@@ -384,7 +409,9 @@ on_reply_bytes(struct xfer *x, const char *p, size_t n)
 	size_t used = 0;
 	int code;
 
-	if (buf_add(&x->in, p, n) != ERR_OK)
+	if (buf_fits(&x->in, n))
+		buf_add(&x->in, p, n);
+	else
 		buf_reset(&x->in); /* a reply line over the cap is junk */
 	rest = buf_str(&x->in);
 	while (rest.n && str_find(rest, '\n') >= 0) {
@@ -418,6 +445,9 @@ debug_cb(CURL *h, curl_infotype type, char *p, size_t n, void *arg)
 	} else if (type == CURLINFO_HEADER_OUT) {
 		on_command(x, p, n);
 	} else if (type == CURLINFO_TEXT && log_get_level() >= LOG_DEBUG) {
+		/* A line of curl's, with its line end: the log adds one. */
+		while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r'))
+			n--;
 		log_debug("smtp: curl: %s", log_quote(q, sizeof(q), p, n));
 	}
 	return 0;
@@ -427,7 +457,7 @@ debug_cb(CURL *h, curl_infotype type, char *p, size_t n, void *arg)
 
 /* What failed, by curl's code and the last reply the relay gave. */
 static enum smtp_status
-classify(CURLcode rc, const struct xfer *x)
+classify(CURLcode rc, const struct xfer *x, const struct smtp_result *r)
 {
 	int cls = x->last_code / 100;
 	enum phase phase = x->phase == PHASE_QUIT ? x->quit_from : x->phase;
@@ -461,7 +491,7 @@ classify(CURLcode rc, const struct xfer *x)
 	if (x->last_code == 530 || x->last_code == 535)
 		return SMTP_CONFIG;
 	if (cls == 5 && phase == PHASE_RCPT)
-		return x->r->deferred.n ? SMTP_TEMP : SMTP_PERM;
+		return r->deferred.n ? SMTP_TEMP : SMTP_PERM;
 	if (cls == 5)
 		return SMTP_PERM;
 	return SMTP_TEMP;
@@ -541,24 +571,21 @@ set_tls(CURL *h, const struct smtp *s)
 		curl_easy_setopt(h, CURLOPT_PINNEDPUBLICKEY, s->pin);
 }
 
+/* What holds for every transfer of the session. */
 static void
-set_options(CURL *h, const struct smtp *s, struct xfer *x, const char *url,
-    char *errbuf)
+set_options(struct smtp *s)
 {
-	curl_easy_setopt(h, CURLOPT_URL, url);
+	CURL *h = s->h;
+
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, s->errbuf);
 	curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);
 	curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, debug_cb);
-	curl_easy_setopt(h, CURLOPT_DEBUGDATA, x);
+	curl_easy_setopt(h, CURLOPT_DEBUGDATA, &s->x);
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
-	curl_easy_setopt(h, CURLOPT_READDATA, x);
-	/* The larger of the two forms, for SIZE (RFC 1870): the one sent is
-	 * chosen after EHLO, and a message smaller than declared is fine. */
-	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE,
-	    (curl_off_t)(x->msg7 && x->n7 > x->n ? x->n7 : x->n));
+	curl_easy_setopt(h, CURLOPT_READDATA, &s->x);
 	curl_easy_setopt(h, CURLOPT_MAIL_RCPT_ALLLOWFAILS, 1L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, s->connect_timeout);
 	curl_easy_setopt(h, CURLOPT_SERVER_RESPONSE_TIMEOUT, s->timeout);
@@ -577,38 +604,108 @@ finish(struct smtp_result *r, CURLcode rc, const struct xfer *x,
 {
 	const char *why = errbuf[0] ? errbuf : curl_easy_strerror(rc);
 
-	r->status = classify(rc, x);
+	r->status = classify(rc, x, r);
 	r->code = x->last_code;
 	if (r->status == SMTP_OK || x->last_code >= 400)
 		memcpy(r->last_error, x->last_err, sizeof(r->last_error));
 	else
 		keep_line(
 		    r->last_error, sizeof(r->last_error), why, strlen(why));
+	/* No mail began: the relay was not reached, or not for mail. */
+	r->unreachable = r->status == SMTP_TEMP && x->phase == PHASE_CONNECT;
+}
+
+/*
+ * Whether the relay closed the session's connection, kept open from an
+ * earlier mail, before it took this one (an idle timeout, a limit on
+ * mails per connection, a restart), or said 421 (closing) to it.  libcurl
+ * has dropped that connection then, and the mail goes again at once over
+ * a new one.  A connection made for this mail that fails is this mail's
+ * failure, and waits for its back-off (DESIGN.md §8).
+ */
+static bool
+dropped(CURLcode rc, const struct xfer *x, long connects)
+{
+	if (connects > 0 || x->accepted || rc == CURLE_OK)
+		return false;
+	if (x->last_code == 421)
+		return true;
+	if (x->last_code >= 400)
+		return false;
+	switch (rc) {
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_GOT_NOTHING:
+	case CURLE_WEIRD_SERVER_REPLY:
+	case CURLE_PARTIAL_FILE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Back to n bytes (what a transfer added after them goes). */
+static void
+cut(struct buf *b, size_t n)
+{
+	if (b->n > n) {
+		b->n = n;
+		b->p[n] = '\0';
+	}
+}
+
+/* One transfer of the mail over the session; *connects gets the number
+ * of connections libcurl made for it (0: the open one was used). */
+static CURLcode
+transfer(struct smtp *s, const char *msg, size_t n, const struct buf *seven,
+    struct smtp_result *r, bool fresh, long *connects)
+{
+	struct xfer *x = &s->x;
+	CURLcode rc;
+
+	x->msg = msg;
+	x->n = n;
+	x->off = 0;
+	x->msg7 = seven->n ? seven->p : NULL;
+	x->n7 = seven->n;
+	x->chosen = false;
+	x->phase = x->quit_from = PHASE_CONNECT;
+	x->rcpt[0] = '\0';
+	x->accepted = false;
+	x->last_code = 0;
+	x->last_err[0] = '\0';
+	buf_reset(&x->in);
+	x->r = r;
+	s->errbuf[0] = '\0';
+	/* The larger of the two forms, for SIZE (RFC 1870): the one sent is
+	 * chosen after EHLO, and a message smaller than declared is fine. */
+	curl_easy_setopt(s->h, CURLOPT_INFILESIZE_LARGE,
+	    (curl_off_t)(x->msg7 && x->n7 > x->n ? x->n7 : x->n));
+	curl_easy_setopt(s->h, CURLOPT_FRESH_CONNECT, fresh ? 1L : 0L);
+	rc = curl_easy_perform(s->h);
+	x->r = NULL;
+	if (curl_easy_getinfo(s->h, CURLINFO_NUM_CONNECTS, connects) !=
+	    CURLE_OK)
+		*connects = 1;
+	return rc;
 }
 
 enum smtp_status
 smtp_send(struct smtp *s, const char *from, const char *rcpts, const char *msg,
     size_t n, struct smtp_result *r)
 {
-	char errbuf[CURL_ERROR_SIZE] = "", fromarg[300];
+	char fromarg[300];
 	struct curl_slist *list = NULL;
 	struct buf seven = BUF_INIT;
-	struct xfer x;
+	size_t nrej, ndef;
 	char *url = NULL;
-	CURL *h = NULL;
+	long connects = 0;
 	CURLcode rc;
 
 	smtp_result_free(r);
 	smtp_result_init(r);
-	memset(&x, 0, sizeof(x));
-	x.msg = msg;
-	x.n = n;
-	x.r = r;
-	buf_init(&x.in, 4096);
-	if (eight_bit(msg, n) && mailout_7bit(msg, n, &seven) == ERR_OK) {
-		x.msg7 = seven.p;
-		x.n7 = seven.n;
-	}
+	if (eight_bit(msg, n) && mailout_7bit(msg, n, &seven) != ERR_OK)
+		buf_reset(&seven);
 	if (!mailout_addr_valid(from)) {
 		snprintf(r->last_error, sizeof(r->last_error),
 		    "not a valid sender address");
@@ -621,22 +718,43 @@ smtp_send(struct smtp *s, const char *from, const char *rcpts, const char *msg,
 		r->status = SMTP_PERM;
 		goto out;
 	}
-	if ((h = curl_easy_init()) == NULL)
-		fatal("smtp: out of memory");
+	if (s->h == NULL) {
+		if ((s->h = curl_easy_init()) == NULL)
+			fatal("smtp: out of memory");
+		set_options(s);
+	}
 	url = send_url(s, from);
+	if (s->h_url == NULL || strcmp(url, s->h_url) != 0) {
+		curl_easy_setopt(s->h, CURLOPT_URL, url);
+		free(s->h_url);
+		s->h_url = url;
+		url = NULL;
+	}
 	snprintf(fromarg, sizeof(fromarg), "<%s>", from);
-	set_options(h, s, &x, url, errbuf);
-	curl_easy_setopt(h, CURLOPT_MAIL_FROM, fromarg);
-	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, list);
-	rc = curl_easy_perform(h);
-	finish(r, rc, &x, errbuf);
-	log_debug("smtp: %s: %s (curl %d, reply %d)", s->url,
-	    smtp_status_str(r->status), (int)rc, x.last_code);
+	curl_easy_setopt(s->h, CURLOPT_MAIL_FROM, fromarg);
+	curl_easy_setopt(s->h, CURLOPT_MAIL_RCPT, list);
+	nrej = r->rejected.n;
+	ndef = r->deferred.n;
+	rc = transfer(s, msg, n, &seven, r, false, &connects);
+	r->connects = (int)connects;
+	if (dropped(rc, &s->x, connects)) {
+		log_info("smtp: %s: the relay closed the connection (%s): "
+		         "sending again over a new one",
+		    s->url, s->errbuf[0] ? s->errbuf : curl_easy_strerror(rc));
+		cut(&r->rejected, nrej);
+		cut(&r->deferred, ndef);
+		r->reconnected = true;
+		rc = transfer(s, msg, n, &seven, r, true, &connects);
+		r->connects += (int)connects;
+	}
+	curl_easy_setopt(s->h, CURLOPT_MAIL_RCPT, NULL);
+	finish(r, rc, &s->x, s->errbuf);
+	log_debug("smtp: %s: %s (curl %d, reply %d, %d new connections)",
+	    s->url, smtp_status_str(r->status), (int)rc, s->x.last_code,
+	    r->connects);
 out:
-	curl_easy_cleanup(h);
 	curl_slist_free_all(list);
 	free(url);
-	buf_free(&x.in);
 	buf_free(&seven);
 	return r->status;
 }

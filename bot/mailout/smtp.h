@@ -86,8 +86,26 @@ struct smtp_result {
 	char last_error[256];
 	struct buf rejected; /* "a@b\n" per recipient refused with 5xx */
 	struct buf deferred; /* "a@b\n" per recipient refused with 4xx */
+	/* Connections opened for this mail: 0 when it went over the one the
+	 * session had open. */
+	int connects;
+	/* The relay closed the session's open connection before it took the
+	 * mail, and the mail went again at once over a new one. */
+	bool reconnected;
+	/* SMTP_TEMP before any mail began: the relay could not be reached,
+	 * or refused the session (a 4xx greeting, TLS failing); the next
+	 * mail would fare the same. */
+	bool unreachable;
 };
 
+/*
+ * A session with the relay: libcurl's connection is made at the first
+ * smtp_send() and kept open for the next ones (one connection, one TLS
+ * handshake, one AUTH for a send run, DESIGN.md §8); smtp_free() ends it
+ * with QUIT.  When the relay has closed that connection by the time of
+ * the next mail (an idle timeout, a limit of mails per connection, a
+ * restart), the mail goes again at once over a new connection, once.
+ */
 struct smtp;
 
 /*
@@ -105,8 +123,9 @@ void smtp_result_free(struct smtp_result *r);
  * line, as mailout_compose() gives them).  The result (initialised with
  * smtp_result_init(), reset here) says what happened; the status is also
  * returned.  Invalid recipient addresses are refused without asking the
- * relay (they land in rejected).  Nothing is logged but at debug level:
- * the caller records the result with the mail.
+ * relay (they land in rejected).  Nothing is logged but a new connection
+ * after a closed one (info) and the dialogue (debug): the caller records
+ * the result with the mail, and logs what it means.
  */
 enum smtp_status smtp_send(struct smtp *s, const char *from, const char *rcpts,
     const char *msg, size_t n, struct smtp_result *r);

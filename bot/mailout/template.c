@@ -117,8 +117,7 @@ template_data_setf(
 	va_end(ap);
 	if (n < 0)
 		fatal("template: %s: bad format", name);
-	if (buf_reserve(&b, (size_t)n) != ERR_OK)
-		fatal("template: %s: value too large", name);
+	buf_reserve(&b, (size_t)n);
 	va_start(ap, fmt);
 	vsnprintf(b.p, (size_t)n + 1, fmt, ap);
 	va_end(ap);
@@ -203,8 +202,7 @@ fail(struct tparse *ps, int line, const char *fmt, ...)
 	va_end(ap);
 	if (ps->why) {
 		buf_reset(ps->why);
-		if (buf_addf(ps->why, "%s:%d: %s", ps->t->name, line, msg))
-			buf_reset(ps->why);
+		buf_addf(ps->why, "%s:%d: %s", ps->t->name, line, msg);
 	}
 	return ERR_PARSE;
 }
@@ -542,10 +540,9 @@ template_check(
 		if (!resolve(names, paths, depth, nd, full, sizeof(full))) {
 			if (why) {
 				buf_reset(why);
-				if (buf_addf(why, "%s:%d: unknown name {{%s}}",
-				        t->name, nd->line,
-				        shown(a, sizeof(a), nd->p, nd->n)))
-					buf_reset(why);
+				buf_addf(why, "%s:%d: unknown name {{%s}}",
+				    t->name, nd->line,
+				    shown(a, sizeof(a), nd->p, nd->n));
 			}
 			return ERR_PARSE;
 		}
@@ -587,6 +584,21 @@ truth(const struct entry *e, const struct node *nd)
 	return e->is_list ? e->count > 0 : e->n > 0;
 }
 
+/* Add p to out, within its cap; an escape is measured once it is
+ * written (by at most six times p's size). */
+static enum err
+put(struct buf *out, const char *p, size_t n, bool html)
+{
+	if (html) {
+		esc_html_attr(out, p, n);
+		return buf_fits(out, 0) ? ERR_OK : ERR_LIMIT;
+	}
+	if (!buf_fits(out, n))
+		return ERR_LIMIT;
+	buf_add(out, p, n);
+	return ERR_OK;
+}
+
 static enum err
 render_range(const struct template *t, size_t from, size_t to,
     const struct scope *s, struct buf *out)
@@ -603,11 +615,9 @@ render_range(const struct template *t, size_t from, size_t to,
 		if (nd->kind == NODE_TEXT || nd->kind == NODE_VAR) {
 			e = nd->kind == NODE_VAR ? lookup(s, nd) : NULL;
 			if (nd->kind == NODE_TEXT)
-				err = buf_add(out, nd->p, nd->n);
-			else if (e && !e->is_list && t->html)
-				err = esc_html_attr(out, e->value, e->n);
+				err = put(out, nd->p, nd->n, false);
 			else if (e && !e->is_list)
-				err = buf_add(out, e->value, e->n);
+				err = put(out, e->value, e->n, t->html);
 			i++;
 			continue;
 		}
@@ -654,11 +664,14 @@ const char *const template_mail_events[TEMPLATE_MAIL_NEVENTS + 1] = { "staged",
 #define COMMON_NAMES                                                           \
 	"project", "list", "bot", "prefix", "url", "subject", "title", "slug", \
 	    "author", "author_name", "author_email", "message_id", "version",  \
-	    "actor", "link", "queue"
+	    "actor", "link", "queue", "staging"
 
 static const char *const names_staged[] = { COMMON_NAMES, NULL };
+/* What changed between the versions (bot/workflow/vdiff.h), or the fix-up
+ * folded into the patch. */
 static const char *const names_updated[] = { COMMON_NAMES, "old_version",
-	"interdiff", NULL };
+	"interdiff", "changes", "unchanged", "code_changed",
+	"description_changed", "trailers_changed", "folded", NULL };
 static const char *const names_graduated[] = { COMMON_NAMES, "policy", NULL };
 static const char *const names_merged[] = { COMMON_NAMES, "how", "commit",
 	"commit_title", "upstream", "forwarded", NULL };
@@ -725,8 +738,7 @@ mail_fail(struct buf *why, const char *name, int line, const char *msg)
 {
 	if (why) {
 		buf_reset(why);
-		if (buf_addf(why, "%s:%d: %s", name, line, msg))
-			buf_reset(why);
+		buf_addf(why, "%s:%d: %s", name, line, msg);
 	}
 	return ERR_PARSE;
 }
@@ -779,15 +791,18 @@ read_file(const char *path, struct buf *out)
 		return ERR_IO;
 	}
 	buf_init(out, TEMPLATE_MAX_SIZE);
-	while (e == ERR_OK && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		e = buf_add(out, chunk, r);
+	while ((r = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (!buf_fits(out, r)) {
+			log_err("template: %s: larger than %u bytes", path,
+			    TEMPLATE_MAX_SIZE);
+			e = ERR_CONFIG;
+			break;
+		}
+		buf_add(out, chunk, r);
+	}
 	if (e == ERR_OK && ferror(f)) {
 		log_err("template: %s: read error", path);
 		e = ERR_IO;
-	} else if (e) {
-		log_err("template: %s: larger than %u bytes", path,
-		    TEMPLATE_MAX_SIZE);
-		e = ERR_CONFIG;
 	}
 	fclose(f);
 	if (e)
@@ -853,14 +868,13 @@ template_mail_load(
 }
 
 /* A subject is one line: controls become blanks, blanks collapse. */
-static enum err
+static void
 one_line(struct buf *out, const char *p, size_t n)
 {
 	size_t i;
 	bool blank = false;
-	enum err e = ERR_OK;
 
-	for (i = 0; i < n && e == ERR_OK; i++) {
+	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)p[i];
 
 		if (c < 0x20 || c == 0x7f || c == ' ') {
@@ -868,12 +882,10 @@ one_line(struct buf *out, const char *p, size_t n)
 			continue;
 		}
 		if (blank)
-			e = buf_addc(out, ' ');
+			buf_addc(out, ' ');
 		blank = false;
-		if (e == ERR_OK)
-			e = buf_addc(out, (char)c);
+		buf_addc(out, (char)c);
 	}
-	return e;
 }
 
 enum err
@@ -888,7 +900,7 @@ template_mail_render(const struct template_mail *m,
 	buf_init(&raw, TEMPLATE_MAX_SUBJECT);
 	e = template_render(m->subject, d, &raw);
 	if (e == ERR_OK)
-		e = one_line(subject, raw.p ? raw.p : "", raw.n);
+		one_line(subject, raw.p ? raw.p : "", raw.n);
 	buf_free(&raw);
 	if (e == ERR_OK) {
 		size_t max = body->max;

@@ -122,9 +122,16 @@ enum err template_render(
  *   slug (quilt file name), author ("Name <addr>"), author_name,
  *   author_email, message_id (of the patch, no brackets), version, actor
  *   (who acted, "Name <addr>"; empty for the bot itself), link (archive
- *   URL of the patch), queue (unstable | stable; empty when not staged)
- * updated: old_version, interdiff (text; empty when only the message or
- *   trailers changed)
+ *   URL of the patch), queue (unstable | stable; empty when not staged),
+ *   staging ("yes" when the project has a staging tree: its stage,
+ *   update and graduation mails then go once the built, and pushed,
+ *   branch holds the change)
+ * updated: old_version, interdiff (the code's changes; empty when the
+ *   code did not change), changes ("the code, the description and the
+ *   trailers", what changed; empty when nothing did), unchanged ("yes"
+ *   when nothing but the version changed), code_changed,
+ *   description_changed, trailers_changed ("yes" each, or empty);
+ *   instead of those, folded (the slug of a fix-up folded into it)
  * graduated: policy (what the promotion policy saw, when it moved the
  *   patch; empty when a maintainer did)
  * merged: how (exact | link | changed), commit (abbreviated id),

@@ -27,6 +27,16 @@
  * resuming walks down only to that commit.  A position whose commit is
  * not on the epoch's first-parent line (an inbox rewritten by
  * public-inbox-purge, say) is refused.
+ *
+ * An archive fetched from a server is not trusted to be small: every
+ * object's size is read from its header (the pack's, or libgit2's
+ * git_odb_read_header()) before it is inflated.  A mail up to the limit
+ * (LIMIT_MAIL_STORE) is handed out whole, for the parser to mark when it
+ * is over LIMIT_MAIL_SIZE.  One over it (or built on a delta base that
+ * is) is never inflated: it is skipped with ERR_LIMIT and logged with
+ * its epoch and commit, and git_pubinbox_skipped() tells the follower,
+ * which shows it as the source's last error.  A commit or tree over
+ * GP_META_MAX is an error.
  */
 #include "bot/source/git_pubinbox.h"
 #include "bot/source/packread.h"
@@ -45,6 +55,7 @@
 #include "parsers/patchid.h"
 #include "util/ascii.h"
 #include "util/fmap.h"
+#include "util/gitmsg.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -55,6 +66,10 @@
  * fault per page; reused memory does not). */
 #define GP_REOPEN 256
 
+/* The largest commit or tree read: a v2 commit holds a subject line and
+ * two names, its tree one entry; 1 MB is far above any. */
+#define GP_META_MAX (1024u * 1024)
+
 struct gp_epoch {
 	unsigned long num;
 	char *path;
@@ -62,7 +77,8 @@ struct gp_epoch {
 
 struct git_pubinbox {
 	char *path;
-	size_t limit;
+	size_t limit; /* a mail larger is skipped, not inflated */
+	char skipped[200]; /* the last one skipped, "" when none */
 	struct gp_epoch *epochs;
 	size_t nepochs, nalloc;
 	size_t ei; /* the epoch being read */
@@ -86,10 +102,34 @@ static enum err
 gp_giterr(const struct git_pubinbox *p, const char *what)
 {
 	const git_error *ge = git_error_last();
+	char plain[1024];
 
 	log_err("source: %s: %s: %s", p->path, what,
-	    ge != NULL && ge->message != NULL ? ge->message : "libgit2 failed");
+	    gitmsg_plain(plain, sizeof(plain), ge ? ge->message : NULL));
 	return ERR_GIT;
+}
+
+int
+git_pubinbox_start(void)
+{
+	git_buf dirs = { 0 };
+	int n = git_libgit2_init();
+
+	if (n < 0)
+		return n;
+	git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 1);
+	/* An archive is read whoever owns it, as git does with
+	 * safe.directory = *: see gitpriv_start() in bot/git/gitrepo.c for
+	 * why that is safe, and why process-wide. */
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	if (git_libgit2_opts(
+	        GIT_OPT_GET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, &dirs) == 0 &&
+	    dirs.ptr != NULL &&
+	    gitmsg_config_unreadable(dirs.ptr, ".gitconfig"))
+		git_libgit2_opts(
+		    GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, "");
+	git_buf_dispose(&dirs);
+	return n;
 }
 
 /* An id in hex for a message (git_oid_tostr_s needs libgit2 started). */
@@ -212,7 +252,7 @@ static enum err
 gp_open_repo(struct git_pubinbox *p, size_t ei, git_repository **repo)
 {
 	if (!p->initialised) {
-		if (git_libgit2_init() < 0) {
+		if (git_pubinbox_start() < 0) {
 			log_err("source: %s: libgit2 failed to initialise",
 			    p->path);
 			return ERR_GIT;
@@ -236,11 +276,12 @@ gp_reopen(struct git_pubinbox *p)
 	return gp_open_repo(p, p->ei, &p->repo);
 }
 
-/* Object oid from libgit2 into *data (n bytes and a NUL; the caller
- * frees it). */
-/* Object oid through libgit2 into *data (n bytes and a NUL; the caller
- * frees it).  One over max (when not 0) is not read: ERR_LIMIT, *n its
- * size. */
+/*
+ * Object oid from libgit2 into *data (n bytes and a NUL; the caller
+ * frees it).  Its size is read from its header first: ERR_LIMIT, with
+ * that size in *n, when it is over max (with max 0, that is how to ask
+ * an object's size alone).
+ */
 static enum err
 gp_libgit2(struct git_pubinbox *p, const git_oid *oid, const char *what,
     size_t max, enum pack_type *type, unsigned char **data, size_t *n)
@@ -257,21 +298,16 @@ gp_libgit2(struct git_pubinbox *p, const git_oid *oid, const char *what,
 		e = ++p->reads > GP_REOPEN ? gp_reopen(p) : ERR_OK;
 	if (e != ERR_OK)
 		return e;
-	if (git_repository_odb(&odb, p->repo) != 0) {
+	if (git_repository_odb(&odb, p->repo) != 0 ||
+	    git_odb_read_header(&len, &t, odb, oid) != 0) {
 		git_odb_free(odb);
 		return gp_giterr(p, what);
 	}
-	if (max != 0) {
-		if (git_odb_read_header(&len, &t, odb, oid) != 0) {
-			git_odb_free(odb);
-			return gp_giterr(p, what);
-		}
-		if (len > max) {
-			git_odb_free(odb);
-			*type = (enum pack_type)t;
-			*n = len;
-			return ERR_LIMIT;
-		}
+	if (len > max) {
+		git_odb_free(odb);
+		*type = (enum pack_type)t;
+		*n = len;
+		return ERR_LIMIT;
 	}
 	if (git_odb_read(&o, odb, oid) != 0) {
 		git_odb_free(odb);
@@ -298,17 +334,26 @@ gp_wrong_type(const struct git_pubinbox *p, const git_oid *oid,
 
 /*
  * Object oid of type want into *data (n bytes and a NUL; the caller
- * frees it): from the packs, else from libgit2.
+ * frees it): from the packs, else from libgit2; one over GP_META_MAX
+ * is not read.
  */
 static enum err
 gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
     const char *what, unsigned char **data, size_t *n)
 {
 	enum pack_type type;
-	enum err e = packread_read(p->packs, oid->id, &type, data, n);
+	enum err e =
+	    packread_read(p->packs, oid->id, GP_META_MAX, &type, data, n);
 
 	if (e == ERR_NOTFOUND) /* not in a pack: libgit2's */
-		e = gp_libgit2(p, oid, what, 0, &type, data, n);
+		e = gp_libgit2(p, oid, what, GP_META_MAX, &type, data, n);
+	if (e == ERR_LIMIT) {
+		log_err("source: %s: epoch %lu: %s %s is over %u KB: not "
+		        "read",
+		    p->path, p->epochs[p->ei].num, what, GP_HEX(oid),
+		    GP_META_MAX / 1024);
+		return ERR_GIT;
+	}
 	if (e != ERR_OK)
 		return e;
 	if (type != want) {
@@ -322,24 +367,34 @@ gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
 /*
  * Blob oid, a mail, into p->raw (n bytes and a NUL): the reader's cache
  * keeps it (the next mail may be a delta of it) and lends it until the
- * next read; what libgit2 reads is p->mail's.  One over p->limit is not
- * handed out: ERR_LIMIT, *n its size (the pack reader inflates objects
- * up to 256 MB, libgit2's larger ones are not read).
+ * next read; what libgit2 reads is p->mail's.  ERR_LIMIT when it is over
+ * p->limit (or needs a base that is), found from the headers before
+ * anything that large is inflated, with its size in *n when its header
+ * tells (0 when not), and p->raw NULL.
  */
 static enum err
 gp_mail(struct git_pubinbox *p, const git_oid *oid, size_t *n)
 {
 	enum pack_type type;
-	enum err e = packread_keep(p->packs, oid->id, &type, &p->raw, n);
+	enum err e =
+	    packread_keep(p->packs, oid->id, p->limit, &type, &p->raw, n);
 
+	if (e == ERR_LIMIT) {
+		/* The pack reader knows it is too large, not how large:
+		 * libgit2 reads its size from the headers of its chain. */
+		unsigned char *none = NULL;
+
+		*n = 0;
+		if (gp_libgit2(p, oid, "blob", 0, &type, &none, n) != ERR_LIMIT)
+			*n = 0;
+		free(none);
+		p->raw = NULL;
+		return ERR_LIMIT;
+	}
 	if (e == ERR_NOTFOUND) {
 		e = gp_libgit2(p, oid, "blob", p->limit, &type, &p->mail, n);
-		p->raw = p->mail;
+		p->raw = e == ERR_OK ? p->mail : NULL;
 	}
-	if (e == ERR_OK && *n > p->limit)
-		e = ERR_LIMIT;
-	if (e == ERR_LIMIT)
-		p->raw = NULL;
 	if (e == ERR_OK && type != PACK_BLOB)
 		e = gp_wrong_type(p, oid, "blob", type);
 	return e;
@@ -688,6 +743,25 @@ gp_read_commit(
 	return gp_mail(p, &id, n);
 }
 
+/* The mail of commit oid (size bytes; 0: unknown) is skipped: say
+ * so, in the log and for git_pubinbox_skipped(). */
+static void
+gp_skip(struct git_pubinbox *p, const git_oid *oid, size_t size)
+{
+	char sz[64] = "";
+
+	if (size > p->limit)
+		snprintf(sz, sizeof(sz), " of %zu bytes", size);
+	else if (size > 0) /* small, but built on a base that is not */
+		snprintf(sz, sizeof(sz), " of %zu bytes on a delta base", size);
+	snprintf(p->skipped, sizeof(p->skipped),
+	    "epoch %lu: commit %s: a mail%s over the %zu bytes allowed, "
+	    "skipped",
+	    p->epochs[p->ei].num, GP_HEX(oid), sz, p->limit);
+	log_err(
+	    "source: %s: %s (not inflated, not imported)", p->path, p->skipped);
+}
+
 static enum err
 gp_next(struct git_pubinbox *p, struct source_mail *m)
 {
@@ -730,10 +804,7 @@ gp_next(struct git_pubinbox *p, struct source_mail *m)
 	if (r < 0 || (size_t)r >= sizeof(m->pos))
 		return ERR_INTERNAL;
 	if (e == ERR_LIMIT)
-		log_err(
-		    "source: %s: commit %s: its mail is %zu bytes, over the "
-		    "%zu bytes a mail may have: not imported",
-		    p->path, hex, size, p->limit);
+		gp_skip(p, oid, size);
 	return e;
 }
 
@@ -813,6 +884,7 @@ git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
 	p->ei = p->end = p->nepochs; /* at the end until the position proves
 	                                good */
 	p->err = ERR_OK;
+	p->skipped[0] = '\0';
 	if (!gp_parse_pos(p, pos, &ei, &oid)) {
 		log_err("source: %s: position %.80s is not one of this inbox",
 		    p->path, pos);
@@ -831,6 +903,12 @@ git_pubinbox_seek(struct git_pubinbox *p, const char *pos)
 		p->ei = p->nepochs;
 	}
 	return e;
+}
+
+const char *
+git_pubinbox_skipped(const struct git_pubinbox *p)
+{
+	return p->skipped[0] != '\0' ? p->skipped : NULL;
 }
 
 size_t
@@ -879,6 +957,7 @@ git_pubinbox_select(struct git_pubinbox *p, size_t i, const char *after)
 
 	gp_close_epoch(p);
 	p->err = ERR_OK;
+	p->skipped[0] = '\0';
 	p->ei = i;
 	p->end = i + 1;
 	p->has_hide = false;

@@ -16,9 +16,15 @@
 struct git_pubinbox;
 
 /* path: the inbox (holding git/N.git) or one epoch repository.  limit:
- * the largest mail handed out; 0 for LIMIT_MAIL_STORE. */
+ * the largest mail handed out, whole (0: LIMIT_MAIL_STORE); a larger
+ * one is skipped and logged, its size read from its header, never
+ * inflated (git_pubinbox_next() says ERR_LIMIT). */
 enum err git_pubinbox_open(
     const char *path, size_t limit, struct git_pubinbox **out);
+/* What the last mail skipped for its size was ("epoch N: commit X: a
+ * mail of N bytes, over the N allowed, skipped"), since the inbox was
+ * opened, sought or an epoch selected; NULL when none was. */
+const char *git_pubinbox_skipped(const struct git_pubinbox *p);
 void git_pubinbox_free(struct git_pubinbox *p);
 /* pos: "<epoch>:<commit hex>", the commit of the mail last handed out. */
 enum err git_pubinbox_seek(struct git_pubinbox *p, const char *pos);
@@ -28,6 +34,13 @@ double git_pubinbox_progress(const struct git_pubinbox *p);
 /* See source_hold() and source_release(). */
 void *git_pubinbox_hold(struct git_pubinbox *p);
 void git_pubinbox_release(void *hold);
+
+/*
+ * Start libgit2 (balanced by git_libgit2_shutdown()) for reading archives
+ * and mirroring them: hashes verified, archives of other users read, an
+ * unreadable user configuration left out.  As git_libgit2_init().
+ */
+int git_pubinbox_start(void);
 
 /* Following an inbox (bot/daemon/): its epochs in numeric order. */
 size_t git_pubinbox_nepochs(const struct git_pubinbox *p);

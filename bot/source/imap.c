@@ -2,7 +2,9 @@
  * The IMAP source: libetpan speaks the protocol and parses the server's
  * responses; the socket, its timeout and TLS are ours (imap_tls.c), as
  * libetpan verifies no certificate.  Nothing of the server's answers is
- * parsed here beyond what libetpan hands back as structures.
+ * parsed here beyond what libetpan hands back as structures.  What the
+ * server may send is bounded before libetpan sees it (imap_guard.c):
+ * each command below arms the guard with what its answer may bring.
  */
 #include "bot/source/imap.h"
 
@@ -18,8 +20,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bot/source/imap_guard.h"
 #include "bot/source/imap_tls.h"
 #include "parsers/imapurl.h"
+#include "parsers/limits.h"
 #include "util/secret.h"
 #include "util/xalloc.h"
 
@@ -52,9 +56,37 @@ etpan_str(int r)
 	}
 }
 
-static enum err
-fail(char *err, size_t errn, enum err e, const char *what, int r)
+/* The guard of the session's stream (NULL before there is one). */
+static struct imap_guard *
+guard(const struct imap *im)
 {
+	return im->s->imap_stream != NULL
+	    ? imap_stream_guard(mailstream_get_low(im->s->imap_stream))
+	    : NULL;
+}
+
+/* A command goes out: its answer may bring literals bytes of them. */
+static void
+arm(struct imap *im, uint64_t literals)
+{
+	struct imap_guard *g = guard(im);
+
+	if (g != NULL)
+		imap_guard_arm(g, literals);
+}
+
+/* what failed: in the guard's words when it ended the stream (the
+ * connection is then what failed, ERR_NET), else in libetpan's. */
+static enum err
+fail(const struct imap *im, char *err, size_t errn, enum err e,
+    const char *what, int r)
+{
+	char why[256];
+
+	if (imap_guard_why(guard(im), why, sizeof(why))) {
+		snprintf(err, errn, "%s: %s", what, why);
+		return ERR_NET;
+	}
 	snprintf(err, errn, "%s: %s", what, etpan_str(r));
 	return e;
 }
@@ -64,21 +96,20 @@ fail(char *err, size_t errn, enum err e, const char *what, int r)
 static enum err
 greeting_fail(const struct imap *im, char *err, size_t errn, int r)
 {
-	const char *bye = im->s->imap_stream != NULL
-	    ? imap_stream_bye(im->s->imap_stream->low)
-	    : NULL;
+	const char *bye = imap_guard_bye(guard(im));
 
 	if (bye != NULL) {
 		snprintf(err, errn, "the server turned us away: %s", bye);
 		return ERR_NET;
 	}
-	return fail(err, errn, ERR_NET, "greeting", r);
+	return fail(im, err, errn, ERR_NET, "greeting", r);
 }
 
-/* A TCP connection to host:port within timeout seconds; -1 with a
- * reason in err. */
+/* A TCP connection to host:port within timeout seconds (or until
+ * *stop); -1 with a reason in err. */
 static int
-tcp_connect(const struct imapurl *u, int timeout, char *err, size_t errn)
+tcp_connect(const struct imapurl *u, int timeout, volatile sig_atomic_t *stop,
+    char *err, size_t errn)
 {
 	struct addrinfo hints, *res = NULL, *ai;
 	int fd = -1, r, soerr = 0;
@@ -92,8 +123,6 @@ tcp_connect(const struct imapurl *u, int timeout, char *err, size_t errn)
 		return -1;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		struct pollfd p;
-
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
 		    ai->ai_protocol);
 		if (fd < 0)
@@ -101,15 +130,16 @@ tcp_connect(const struct imapurl *u, int timeout, char *err, size_t errn)
 		fcntl(fd, F_SETFL, O_NONBLOCK);
 		r = connect(fd, ai->ai_addr, ai->ai_addrlen);
 		if (r != 0 && errno == EINPROGRESS) {
-			p.fd = fd;
-			p.events = POLLOUT;
-			if (poll(&p, 1, timeout * 1000) == 1 &&
+			int w = imap_wait(fd, POLLOUT, timeout * 1000, stop);
+
+			if (w == 1 &&
 			    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) ==
 			        0) {
 				r = soerr ? -1 : 0;
 				errno = soerr ? soerr : ETIMEDOUT;
 			} else {
-				errno = errno == EINTR ? EINTR : ETIMEDOUT;
+				errno =
+				    w < 0 && errno == EINTR ? EINTR : ETIMEDOUT;
 			}
 		}
 		if (r == 0) {
@@ -131,7 +161,8 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
     size_t errn)
 {
 	struct imap_tls_opts to = { im->url.host, c->ca_file, c->pin_sha256,
-		c->timeout, false };
+		c->timeout, c->stop, false };
+	struct imap_guard_opts go = { c->timeout, c->stop, true };
 	mailstream_low *low = NULL, *plain;
 	enum err e;
 	int r;
@@ -142,13 +173,15 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
 			close(fd);
 			return e;
 		}
+		/* The greeting's clock starts after the handshake. */
+		imap_guard_arm(imap_stream_guard(low), IMAP_GUARD_TEXT_MAX);
 		r = mailimap_connect(im->s, mailstream_new(low, 8192));
 		if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 		    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
 			return greeting_fail(im, err, errn, r);
 		return ERR_OK;
 	}
-	plain = imap_plain_open(fd, c->timeout);
+	plain = imap_plain_open(fd, &go);
 	if (plain == NULL) {
 		close(fd);
 		snprintf(err, errn, "out of memory");
@@ -158,9 +191,10 @@ open_stream(struct imap *im, const struct imap_config *c, int fd, char *err,
 	if (r != MAILIMAP_NO_ERROR_AUTHENTICATED &&
 	    r != MAILIMAP_NO_ERROR_NON_AUTHENTICATED)
 		return greeting_fail(im, err, errn, r);
+	arm(im, IMAP_GUARD_TEXT_MAX);
 	r = mailimap_starttls(im->s);
 	if (r != MAILIMAP_NO_ERROR)
-		return fail(err, errn, ERR_NET,
+		return fail(im, err, errn, ERR_NET,
 		    "STARTTLS (required before logging in)", r);
 	/* Anything already read came before TLS: an injection. */
 	if (im->s->imap_stream->read_buffer_len != 0) {
@@ -213,9 +247,10 @@ login_select(
 	         errn)) != ERR_OK)
 		return e;
 	if (im->s->imap_state == MAILIMAP_STATE_NON_AUTHENTICATED) {
+		arm(im, IMAP_GUARD_TEXT_MAX);
 		r = mailimap_login(im->s, im->url.user, password);
 		if (r != MAILIMAP_NO_ERROR)
-			e = fail(err, errn, ERR_AUTH, im->url.user, r);
+			e = fail(im, err, errn, ERR_AUTH, im->url.user, r);
 	}
 	explicit_bzero(password, sizeof(password));
 	if (e != ERR_OK)
@@ -226,14 +261,17 @@ login_select(
 	 * 1.9.4 copies the recorded list there without checking it, and a
 	 * server that never sent one, or sent "[CAPABILITY]" with none,
 	 * crashed it (tests/fixtures/regress/imap/capability-*). */
-	if (im->s->imap_connection_info != NULL)
+	if (im->s->imap_connection_info != NULL) {
+		arm(im, IMAP_GUARD_TEXT_MAX);
 		(void)mailimap_custom_command(im->s, "CAPABILITY");
+	}
 	im->idle = has_cap(im, "IDLE");
 	im->move = has_cap(im, "MOVE");
 	im->uidplus = has_cap(im, "UIDPLUS");
+	arm(im, IMAP_GUARD_TEXT_MAX);
 	r = mailimap_select(im->s, im->url.mailbox);
 	if (r != MAILIMAP_NO_ERROR)
-		return fail(err, errn, ERR_NET, im->url.mailbox, r);
+		return fail(im, err, errn, ERR_NET, im->url.mailbox, r);
 	return ERR_OK;
 }
 
@@ -265,7 +303,7 @@ imap_connect(
 	if (im->s == NULL)
 		fatal("imap: out of memory");
 	mailimap_set_timeout(im->s, cc.timeout);
-	fd = tcp_connect(&im->url, cc.timeout, err, errn);
+	fd = tcp_connect(&im->url, cc.timeout, cc.stop, err, errn);
 	e = fd < 0 ? ERR_NET : open_stream(im, &cc, fd, err, errn);
 	if (e == ERR_OK)
 		e = login_select(im, &cc, err, errn);
@@ -278,23 +316,27 @@ imap_connect(
 }
 
 /*
- * The fuzz target's way in (tests/fuzz/fuzz_imap.c): the same session as
+ * The way in of the unit tests and the fuzz target (tests/unit/
+ * test_imap.c, tests/fuzz/fuzz_imap.c): the same session as
  * imap_connect() over a descriptor already connected, in the clear.  No
  * configuration reaches it: a real source always speaks TLS.
  */
 enum err
-imap_open_plain_fd(
-    const char *url, int fd, struct imap **out, char *err, size_t errn)
+imap_open_fd(const struct imap_config *cf, int fd, struct imap **out, char *err,
+    size_t errn)
 {
-	struct imap_config c = { url, NULL, NULL, NULL, 5 };
+	struct imap_config c = *cf;
 	struct imap *im = xcalloc(1, sizeof(*im));
+	struct imap_guard_opts go;
 	mailstream_low *low;
 	const char *why;
 	enum err e = ERR_OK;
 	int r;
 
 	*out = NULL;
-	if (imapurl_parse(url, &im->url, &why) != ERR_OK) {
+	if (c.timeout <= 0)
+		c.timeout = 5;
+	if (imapurl_parse(c.url, &im->url, &why) != ERR_OK) {
 		snprintf(err, errn, "%s", why);
 		free(im);
 		close(fd);
@@ -304,7 +346,10 @@ imap_open_plain_fd(
 	if (im->s == NULL)
 		fatal("imap: out of memory");
 	mailimap_set_timeout(im->s, c.timeout);
-	low = imap_plain_open(fd, c.timeout);
+	go.timeout = c.timeout;
+	go.stop = c.stop;
+	go.greeting = true;
+	low = imap_plain_open(fd, &go);
 	if (low == NULL)
 		fatal("imap: out of memory");
 	r = mailimap_connect(im->s, mailstream_new(low, 8192));
@@ -358,20 +403,21 @@ cmp_uid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-enum err
-imap_search(struct imap *im, uint32_t after, uint32_t **uids, size_t *n,
-    char *err, size_t errn)
+/*
+ * One UID SEARCH for the UIDs lo..hi (hi 0: to the last), those above
+ * after and in the window appended to *uids.
+ */
+static enum err
+search_window(struct imap *im, uint32_t lo, uint32_t hi, uint32_t after,
+    uint32_t **uids, size_t *n, size_t *cap, char *err, size_t errn)
 {
 	struct mailimap_search_key *key;
 	clist *res = NULL;
 	clistiter *it;
-	size_t cap = 0;
 	int r;
 
-	*uids = NULL;
-	*n = 0;
-	key = mailimap_search_key_new_uid(
-	    mailimap_set_new_interval(after + 1, 0));
+	key = mailimap_search_key_new_uid(mailimap_set_new_interval(lo, hi));
+	arm(im, IMAP_GUARD_TEXT_MAX);
 	r = mailimap_uid_search(im->s, NULL, key, &res);
 	mailimap_search_key_free(key);
 	if (r != MAILIMAP_NO_ERROR) {
@@ -379,19 +425,59 @@ imap_search(struct imap *im, uint32_t after, uint32_t **uids, size_t *n,
 		 * before refusing (libetpan 1.9.4): ours to free. */
 		if (res != NULL)
 			mailimap_search_result_free(res);
-		return fail(err, errn, ERR_NET, "UID SEARCH", r);
+		return fail(im, err, errn, ERR_NET, "UID SEARCH", r);
 	}
-	/* "N:*" always matches the highest UID, even when it is below N. */
+	/* "N:*" always matches the highest UID, even when it is below N;
+	 * and a server may answer what it was not asked. */
 	for (it = clist_begin(res); it != NULL; it = clist_next(it)) {
 		uint32_t u = *(uint32_t *)clist_content(it);
 
-		if (u <= after)
+		if (u <= after || u < lo || (hi != 0 && u > hi))
 			continue;
-		*uids = xgrow(*uids, &cap, *n + 1, sizeof(**uids));
+		*uids = xgrow(*uids, cap, *n + 1, sizeof(**uids));
 		(*uids)[(*n)++] = u;
 	}
 	mailimap_search_result_free(res);
-	if (*n > 1) {
+	return ERR_OK;
+}
+
+/*
+ * An answer to UID SEARCH is one line that libetpan keeps whole and
+ * turns into a list of about ten times its size (69 MB of UIDs took
+ * 717 MB); the guard refuses one above 1 MB (imap_guard.c).  So a large
+ * mailbox is asked in windows of IMAP_SEARCH_SPAN UIDs, whose answers
+ * stay under 550 KB (50,000 UIDs of 10 digits and their blanks), as far
+ * as the UIDNEXT of its SELECT says there can be mail; the rest, mail
+ * that came since, in one search to the end.  The first window that
+ * holds any UIDs is the answer: the caller asks again after its last.
+ */
+enum err
+imap_search(struct imap *im, uint32_t after, uint32_t **uids, size_t *n,
+    char *err, size_t errn)
+{
+	const struct mailimap_selection_info *si = im->s->imap_selection_info;
+	uint32_t next = si != NULL ? si->sel_uidnext : 0, lo = after + 1, hi;
+	size_t cap = 0;
+	enum err e;
+
+	*uids = NULL;
+	*n = 0;
+	if (after == UINT32_MAX)
+		return ERR_OK;
+	for (;;) {
+		hi = next > lo && next - lo > IMAP_SEARCH_SPAN
+		    ? lo + (IMAP_SEARCH_SPAN - 1)
+		    : 0;
+		e = search_window(im, lo, hi, after, uids, n, &cap, err, errn);
+		if (e != ERR_OK || *n > 0 || hi == 0)
+			break;
+		lo = hi + 1;
+	}
+	if (e != ERR_OK) {
+		free(*uids);
+		*uids = NULL;
+		*n = 0;
+	} else if (*n > 1) {
 		size_t i, k = 1;
 
 		/* Ascending and each once, whatever the server repeats
@@ -402,7 +488,7 @@ imap_search(struct imap *im, uint32_t after, uint32_t **uids, size_t *n,
 				(*uids)[k++] = (*uids)[i];
 		*n = k;
 	}
-	return ERR_OK;
+	return e;
 }
 
 static struct mailimap_set *
@@ -475,6 +561,11 @@ fetch_cmd(struct imap *im, const uint32_t *uids, size_t n, size_t part,
 	mailimap_fetch_type_new_fetch_att_list_add(ft,
 	    mailimap_fetch_att_new_body_peek_section_partial(
 	        mailimap_section_new(NULL), 0, (uint32_t)part));
+	/* The mails asked for, each cut at part bytes, are all the
+	 * literals its answer needs; a little more for a server's oddities.
+	 * A large mail fetched again alone has part at the limit, up to
+	 * LIMIT_MAIL_STORE, which a literal may be (imap_guard.c). */
+	arm(im, (uint64_t)n * part + IMAP_GUARD_TEXT_MAX);
 	r = mailimap_uid_fetch(im->s, set, ft, res);
 	mailimap_fetch_type_free(ft);
 	mailimap_set_free(set);
@@ -485,7 +576,7 @@ fetch_cmd(struct imap *im, const uint32_t *uids, size_t n, size_t part,
 	 * a NO still counts as done. */
 	if (r != MAILIMAP_NO_ERROR) {
 		*res = NULL;
-		return fail(err, errn, ERR_NET, "UID FETCH", r);
+		return fail(im, err, errn, ERR_NET, "UID FETCH", r);
 	}
 	return ERR_OK;
 }
@@ -516,7 +607,7 @@ fetch_whole(struct imap *im, uint32_t uid, size_t limit, imap_mail_fn *fn,
 			break;
 	}
 	if (it == NULL)
-		e = fail(err, errn, ERR_NET, "UID FETCH of one mail",
+		e = fail(im, err, errn, ERR_NET, "UID FETCH of one mail",
 		    MAILIMAP_ERROR_FETCH);
 	else if (f.n > limit)
 		e = fn(arg, uid, NULL, f.n);
@@ -530,7 +621,7 @@ enum err
 imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
     imap_mail_fn *fn, void *arg, char *err, size_t errn)
 {
-	size_t part = limit < IMAP_PART ? limit : IMAP_PART;
+	size_t part;
 	struct fetched *fs = NULL;
 	uint32_t *asked;
 	size_t nf = 0, cap = 0, i;
@@ -538,6 +629,10 @@ imap_fetch(struct imap *im, const uint32_t *uids, size_t n, size_t limit,
 	clistiter *it;
 	enum err e;
 
+	/* The guard lets no literal above LIMIT_MAIL_STORE through. */
+	if (limit > LIMIT_MAIL_STORE)
+		limit = LIMIT_MAIL_STORE;
+	part = limit < IMAP_PART ? limit : IMAP_PART;
 	if ((e = fetch_cmd(im, uids, n, part, &res, err, errn)) != ERR_OK)
 		return e;
 	/* Only the mails asked for, each once, in UID order: a FETCH the
@@ -586,31 +681,35 @@ imap_mark(struct imap *im, const uint32_t *uids, size_t n, const char *seen,
 	const char *folder = strncmp(seen, "move:", 5) == 0 ? seen + 5 : NULL;
 	int r;
 
+	arm(im, IMAP_GUARD_TEXT_MAX);
 	if (folder && im->move) {
 		r = mailimap_uid_move(im->s, set, folder);
 		mailimap_set_free(set);
 		return r == MAILIMAP_NO_ERROR
 		    ? ERR_OK
-		    : fail(err, errn, ERR_NET, "UID MOVE", r);
+		    : fail(im, err, errn, ERR_NET, "UID MOVE", r);
 	}
 	if (folder &&
 	    (r = mailimap_uid_copy(im->s, set, folder)) != MAILIMAP_NO_ERROR) {
 		mailimap_set_free(set);
-		return fail(err, errn, ERR_NET, "UID COPY", r);
+		return fail(im, err, errn, ERR_NET, "UID COPY", r);
 	}
 	fl = mailimap_flag_list_new_empty();
 	mailimap_flag_list_add(fl,
 	    folder ? mailimap_flag_new_deleted() : mailimap_flag_new_seen());
 	sa = mailimap_store_att_flags_new_add_flags_silent(fl);
+	arm(im, IMAP_GUARD_TEXT_MAX);
 	r = mailimap_uid_store(im->s, set, sa);
 	mailimap_store_att_flags_free(sa);
-	if (r == MAILIMAP_NO_ERROR && folder)
+	if (r == MAILIMAP_NO_ERROR && folder) {
+		arm(im, IMAP_GUARD_TEXT_MAX);
 		r = im->uidplus ? mailimap_uid_expunge(im->s, set)
 		                : mailimap_expunge(im->s);
+	}
 	mailimap_set_free(set);
 	return r == MAILIMAP_NO_ERROR
 	    ? ERR_OK
-	    : fail(err, errn, ERR_NET, "UID STORE", r);
+	    : fail(im, err, errn, ERR_NET, "UID STORE", r);
 }
 
 bool
@@ -627,10 +726,12 @@ imap_news(struct imap *im)
 enum err
 imap_idle(struct imap *im, char *err, size_t errn)
 {
-	int r = mailimap_idle(im->s);
+	int r;
 
+	arm(im, IMAP_GUARD_TEXT_MAX);
+	r = mailimap_idle(im->s);
 	return r == MAILIMAP_NO_ERROR ? ERR_OK
-	                              : fail(err, errn, ERR_NET, "IDLE", r);
+	                              : fail(im, err, errn, ERR_NET, "IDLE", r);
 }
 
 int
@@ -653,8 +754,11 @@ imap_ready(struct imap *im)
 enum err
 imap_idle_done(struct imap *im, char *err, size_t errn)
 {
-	int r = mailimap_idle_done(im->s);
+	int r;
 
+	/* What the server said during IDLE is read with DONE's answer. */
+	arm(im, IMAP_GUARD_TEXT_MAX);
+	r = mailimap_idle_done(im->s);
 	return r == MAILIMAP_NO_ERROR ? ERR_OK
-	                              : fail(err, errn, ERR_NET, "DONE", r);
+	                              : fail(im, err, errn, ERR_NET, "DONE", r);
 }

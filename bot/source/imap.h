@@ -8,6 +8,7 @@
 #ifndef BOT_IMAP_H
 #define BOT_IMAP_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +20,12 @@ struct imap_config {
 	const char *password_file; /* first line; NULL: no password */
 	const char *ca_file; /* NULL: the system's CAs */
 	const char *pin_sha256; /* NULL or as bot.conf(5) says */
-	int timeout; /* seconds a network read may take; 0: 60 */
+	/* Seconds a network read may wait, and a command's answer may take
+	 * (and more as its bytes come: bot/source/imap_guard.c); 0: 60. */
+	int timeout;
+	/* Once set (by a signal handler), whatever waits for the server
+	 * gives up within a tenth of a second; NULL: nothing to watch. */
+	volatile sig_atomic_t *stop;
 };
 
 struct imap;
@@ -31,18 +37,26 @@ struct imap;
  */
 enum err imap_connect(
     const struct imap_config *c, struct imap **out, char *err, size_t errn);
-/* For the fuzz target only: the same over a connected fd, without TLS. */
-enum err imap_open_plain_fd(
-    const char *url, int fd, struct imap **out, char *err, size_t errn);
+/* For tests and the fuzz target only: the same over a connected fd,
+ * in the clear (c->url, timeout, stop and password_file count). */
+enum err imap_open_fd(const struct imap_config *c, int fd, struct imap **out,
+    char *err, size_t errn);
 /* Close without waiting for the server. */
 void imap_close(struct imap *im);
 
 uint32_t imap_uidvalidity(const struct imap *im);
 bool imap_has_idle(const struct imap *im);
 
-/* The UIDs above after, ascending. */
+/*
+ * UIDs above after, ascending: all of them, or (in a large mailbox) the
+ * first window of IMAP_SEARCH_SPAN UIDs that holds any.  Ask again after
+ * the last one until none is left.
+ */
 enum err imap_search(struct imap *im, uint32_t after, uint32_t **uids,
     size_t *n, char *err, size_t errn);
+
+/* UIDs asked for in one UID SEARCH (imap.c says why). */
+#define IMAP_SEARCH_SPAN 50000u
 
 /* What imap_fetch() asks of every mail in one command: most mail is a
  * few KB, and a chunk of them stays small in memory. */
@@ -60,6 +74,10 @@ typedef enum err imap_mail_fn(
  * bytes of each come in one command; a larger mail is fetched again
  * alone, so that no more than one large mail is in memory.  A
  * connection lost on the way hands out none of the first command's.
+ * Each command is bounded by the guard (imap_guard.h): the first's
+ * literals to n times IMAP_PART, a large mail's to limit, which is at
+ * most LIMIT_MAIL_STORE (a larger one counts as that), the largest
+ * literal the guard lets through.
  */
 enum err imap_fetch(struct imap *im, const uint32_t *uids, size_t n,
     size_t limit, imap_mail_fn *fn, void *arg, char *err, size_t errn);

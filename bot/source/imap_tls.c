@@ -10,6 +10,7 @@
  * so its IMAP parser reads through it.
  */
 #include "bot/source/imap_tls.h"
+#include "bot/source/imap_guard.h"
 
 #include <errno.h>
 #include <gnutls/abstract.h>
@@ -27,158 +28,18 @@
 #include "util/base64.h"
 #include "util/xalloc.h"
 
-/*
- * The largest literal ("{N}" CRLF and N bytes) a server may send: the
- * mails are asked for as BODY.PEEK[]<0.LIMIT_MAIL_SIZE>, so a good
- * server never comes near it.  libetpan 1.9.4 allocates a literal's
- * whole announced size before it reads a byte of it, up to 4 GB (found
- * by fuzz_imap); newer libetpan refuses one above 64 MB, and so do we,
- * at the transport, before the parser sees the announcement.
- */
-#define LITERAL_MAX (64u * 1024 * 1024)
-
-/* Where the stream is, as far as literals go: in one (skip bytes of it
- * left) or in a line, reading a "{digits}" CRLF announcement. */
-struct litguard {
-	uint64_t skip;
-	uint64_t num;
-	enum {
-		LG_TEXT,
-		LG_NUM,
-		LG_CLOSED,
-		LG_CR
-	} state;
-	bool refused;
-	/* The greeting, while it is being read: how much of "* BYE" it
-	 * has matched (GREET_DONE once it cannot), and the text of a BYE. */
-	int greet;
-	bool bye_seen;
-	char bye[160];
-};
-
-#define GREET_DONE (-1)
-
-/*
- * A greeting that is "* BYE": libetpan 1.9.4 leaks the greeting it
- * parsed when it is a BYE (found by fuzz_imap), once per connection a
- * busy server turns away.  The guard refuses the stream there instead,
- * before libetpan reads the line, and keeps the server's words for the
- * error.  libetpan's unstrict syntax allows blanks before the star and
- * several after it; "BYE" is a case-insensitive atom.
- */
-static void
-greeting_read(struct litguard *g, const char *p, size_t n)
-{
-	size_t i, k, m;
-
-	for (i = 0; i < n && g->greet != GREET_DONE; i++) {
-		char c = p[i];
-		bool blank = c == ' ' || c == '\t';
-
-		switch (g->greet) {
-		case 0: /* before the star */
-			g->greet = c == '*' ? 1 : blank ? 0 : GREET_DONE;
-			break;
-		case 1: /* right after it: a blank must follow */
-			g->greet = blank ? 2 : GREET_DONE;
-			break;
-		case 2: /* blanks, then B */
-			if (!blank)
-				g->greet =
-				    c == 'B' || c == 'b' ? 3 : GREET_DONE;
-			break;
-		case 3:
-			g->greet = c == 'Y' || c == 'y' ? 4 : GREET_DONE;
-			break;
-		case 4:
-			if (c != 'E' && c != 'e') {
-				g->greet = GREET_DONE;
-				break;
-			}
-			/* Its text, to the end of the line or of what came,
-			 * printable ASCII only (it goes to the log). */
-			for (k = i + 1; k < n && p[k] == ' '; k++)
-				;
-			for (m = 0; k < n && p[k] != '\r' && p[k] != '\n' &&
-			     m + 1 < sizeof(g->bye);
-			     k++)
-				g->bye[m++] =
-				    p[k] >= ' ' && p[k] < 127 ? p[k] : '?';
-			g->bye[m] = '\0';
-			g->bye_seen = true;
-			g->refused = true;
-			g->greet = GREET_DONE;
-			return;
-		}
-	}
-}
-
-/*
- * Follow the bytes the server sent; false once it announced a literal
- * above LITERAL_MAX.  A "{N}" with N too big is refused whatever follows
- * it (libetpan takes "{N}" and two spaces for a literal too, for Lotus
- * Domino); only "{N}" CRLF starts one to skip, so a mail's own text
- * never counts.
- */
-static bool
-litguard_read(struct litguard *g, const char *p, size_t n)
-{
-	size_t i = 0;
-
-	if (g->greet != GREET_DONE)
-		greeting_read(g, p, n);
-	while (i < n && !g->refused) {
-		if (g->skip > 0) {
-			size_t k = g->skip < n - i ? (size_t)g->skip : n - i;
-
-			g->skip -= k;
-			i += k;
-			continue;
-		}
-		switch (g->state) {
-		case LG_NUM:
-			if (p[i] >= '0' && p[i] <= '9') {
-				g->num = g->num * 10 + (uint64_t)(p[i] - '0');
-				if (g->num > LITERAL_MAX)
-					g->refused = true;
-				i++;
-				continue;
-			}
-			g->state = p[i] == '}' ? LG_CLOSED : LG_TEXT;
-			break;
-		case LG_CLOSED:
-			g->state = p[i] == '\r' ? LG_CR : LG_TEXT;
-			break;
-		case LG_CR:
-			if (p[i] == '\n')
-				g->skip = g->num;
-			g->state = LG_TEXT;
-			break;
-		case LG_TEXT:
-			break;
-		}
-		/* In a line (again: "{1{2}" has a second start), "{" starts
-		 * an announcement. */
-		if (g->state == LG_TEXT && p[i] == '{') {
-			g->state = LG_NUM;
-			g->num = 0;
-		}
-		i++;
-	}
-	return !g->refused;
-}
-
 struct tls_data {
 	gnutls_session_t s;
 	gnutls_certificate_credentials_t cred;
 	int fd;
 	int timeout_ms;
-	struct litguard g;
+	struct imap_guard *g;
 };
 
 struct plain_data {
 	mailstream_low *inner;
-	struct litguard g;
+	int fd;
+	struct imap_guard *g;
 };
 
 /*
@@ -209,27 +70,22 @@ tls_pull(gnutls_transport_ptr_t p, void *buf, size_t n)
 	return r;
 }
 
+/* GnuTLS's wait, in the handshake: the guard's, which ends it on the
+ * stop flag (errno EINTR, for GNUTLS_E_INTERRUPTED). */
 static int
 tls_pull_timeout(gnutls_transport_ptr_t p, unsigned int ms)
 {
 	struct tls_data *t = p;
-	struct pollfd pfd = { t->fd, POLLIN, 0 };
-	int r = poll(&pfd, 1, ms == GNUTLS_INDEFINITE_TIMEOUT ? -1 : (int)ms);
+	int r = imap_guard_wait(t->g, t->fd, POLLIN,
+	    ms == GNUTLS_INDEFINITE_TIMEOUT ? -1 : (int)ms);
 
 	if (r < 0)
-		gnutls_transport_set_errno(t->s, errno);
-	return r;
+		gnutls_transport_set_errno(t->s, EINTR);
+	return r < 0 ? -1 : r;
 }
 
-/* Wait for fd to be readable: false on a timeout, a signal or an error. */
-static bool
-wait_readable(int fd, int timeout_ms)
-{
-	struct pollfd p = { fd, POLLIN, 0 };
-
-	return poll(&p, 1, timeout_ms) > 0;
-}
-
+/* Read what TLS has, or wait for it as the guard allows.  The guard
+ * sees every byte (imap_guard.c says what it ends the stream for). */
 static ssize_t
 tls_read(mailstream_low *low, void *buf, size_t n)
 {
@@ -238,20 +94,16 @@ tls_read(mailstream_low *low, void *buf, size_t n)
 
 	for (;;) {
 		if (gnutls_record_check_pending(t->s) == 0 &&
-		    !wait_readable(t->fd, t->timeout_ms))
+		    imap_guard_wait(t->g, t->fd, POLLIN, -1) <= 0)
 			return -1;
 		r = gnutls_record_recv(t->s, buf, n);
-		if (r == GNUTLS_E_AGAIN)
+		if (r == GNUTLS_E_AGAIN || r == GNUTLS_E_INTERRUPTED)
 			continue;
-		/* Interrupted: SIGTERM, and we are stopping.  The end of the
-		 * stream is an error too: libetpan 1.9.4 reads the rest of a
-		 * literal until it has it, taking 0 bytes for progress, so a
-		 * server that closes inside a literal would have it spin for
-		 * ever (found by fuzz_imap).  A client has nothing to do with
-		 * a closed connection but give up. */
-		if (r <= 0 || !litguard_read(&t->g, buf, (size_t)r))
+		if (r < 0) {
+			imap_guard_fail(t->g, gnutls_strerror((int)r));
 			return -1;
-		return r;
+		}
+		return imap_guard_read(t->g, buf, r) ? r : -1;
 	}
 }
 
@@ -296,6 +148,7 @@ tls_data_free(struct tls_data *t)
 		gnutls_deinit(t->s);
 	if (t->cred)
 		gnutls_certificate_free_credentials(t->cred);
+	imap_guard_free(t->g);
 	free(t);
 }
 
@@ -306,17 +159,20 @@ tls_free(mailstream_low *low)
 	free(low);
 }
 
-/* The clear stream: libetpan's socket stream, the end of it an error
- * (as in tls_read), and its literals watched. */
+/* The clear stream: libetpan's socket stream for writing and closing;
+ * reading ours, as in tls_read. */
 static ssize_t
 plain_read(mailstream_low *low, void *buf, size_t n)
 {
 	struct plain_data *d = low->data;
-	ssize_t r = mailstream_low_read(d->inner, buf, n);
+	ssize_t r;
 
-	if (r <= 0 || !litguard_read(&d->g, buf, (size_t)r))
+	if (imap_guard_wait(d->g, d->fd, POLLIN, -1) <= 0)
 		return -1;
-	return r;
+	do
+		r = recv(d->fd, buf, n, 0);
+	while (r < 0 && errno == EINTR);
+	return imap_guard_read(d->g, buf, r) ? r : -1;
 }
 
 static ssize_t
@@ -344,6 +200,7 @@ plain_free(mailstream_low *low)
 	struct plain_data *d = low->data;
 
 	mailstream_low_free(d->inner);
+	imap_guard_free(d->g);
 	free(d);
 	free(low);
 }
@@ -357,19 +214,22 @@ static mailstream_low_driver plain_driver = {
 };
 
 mailstream_low *
-imap_plain_open(int fd, int timeout)
+imap_plain_open(int fd, const struct imap_guard_opts *o)
 {
 	mailstream_low *inner = mailstream_low_socket_open(fd), *low;
 	struct plain_data *d;
 
 	if (inner == NULL)
 		return NULL;
-	mailstream_low_set_timeout(inner, timeout);
+	mailstream_low_set_timeout(inner, o->timeout);
 	d = xcalloc(1, sizeof(*d));
 	d->inner = inner;
+	d->fd = fd;
+	d->g = imap_guard_new(o);
 	low = mailstream_low_new(d, &plain_driver);
 	if (low == NULL) {
 		mailstream_low_free(inner);
+		imap_guard_free(d->g);
 		free(d);
 	}
 	return low;
@@ -383,18 +243,16 @@ static mailstream_low_driver tls_driver = {
 	.mailstream_free = tls_free,
 };
 
-const char *
-imap_stream_bye(mailstream_low *low)
+struct imap_guard *
+imap_stream_guard(mailstream_low *low)
 {
-	const struct litguard *g = NULL;
-
 	if (low == NULL)
 		return NULL;
 	if (low->driver == &tls_driver)
-		g = &((struct tls_data *)low->data)->g;
-	else if (low->driver == &plain_driver)
-		g = &((struct plain_data *)low->data)->g;
-	return g != NULL && g->bye_seen ? g->bye : NULL;
+		return ((struct tls_data *)low->data)->g;
+	if (low->driver == &plain_driver)
+		return ((struct plain_data *)low->data)->g;
+	return NULL;
 }
 
 /* The SHA-256 of the peer's public key (SubjectPublicKeyInfo) as hex
@@ -460,17 +318,23 @@ handshake(
     struct tls_data *t, const struct imap_tls_opts *o, char *err, size_t errn)
 {
 	gnutls_datum_t out = { NULL, 0 };
+	char why[256];
 	unsigned status;
 	int r;
 
 	do {
 		r = gnutls_handshake(t->s);
-		if (r == GNUTLS_E_AGAIN && !wait_readable(t->fd, t->timeout_ms))
+		if (r == GNUTLS_E_AGAIN &&
+		    imap_guard_wait(t->g, t->fd, POLLIN, -1) <= 0)
 			break;
 	} while (r < 0 && gnutls_error_is_fatal(r) == 0 &&
 	    r != GNUTLS_E_INTERRUPTED);
 	if (r >= 0)
 		return true;
+	if (imap_guard_why(t->g, why, sizeof(why))) {
+		snprintf(err, errn, "TLS handshake: %s", why);
+		return false;
+	}
 	if (r != GNUTLS_E_CERTIFICATE_VERIFICATION_ERROR) {
 		snprintf(
 		    err, errn, "TLS handshake failed: %s", gnutls_strerror(r));
@@ -507,8 +371,9 @@ imap_tls_open(int fd, const struct imap_tls_opts *o, mailstream_low **out,
 
 	*out = NULL;
 	t->fd = fd;
-	t->g.greet = o->greeting ? 0 : GREET_DONE;
 	t->timeout_ms = o->timeout > 0 ? o->timeout * 1000 : 30000;
+	t->g = imap_guard_new(
+	    &(struct imap_guard_opts){ o->timeout, o->stop, o->greeting });
 	if (gnutls_certificate_allocate_credentials(&t->cred) < 0 ||
 	    gnutls_init(&t->s, GNUTLS_CLIENT) < 0 ||
 	    gnutls_set_default_priority(t->s) < 0) {

@@ -7,9 +7,11 @@
 #define BOT_IMAP_TLS_H
 
 #include <libetpan/libetpan.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "bot/source/imap_guard.h"
 #include "util/err.h"
 
 struct imap_tls_opts {
@@ -17,6 +19,7 @@ struct imap_tls_opts {
 	const char *ca_file; /* NULL: the system's CAs */
 	const char *pin_sha256; /* NULL, 64 hex digits or sha256//B64... */
 	int timeout; /* seconds a read may wait */
+	volatile sig_atomic_t *stop; /* set: stop waiting; or NULL */
 	bool greeting; /* the server's greeting comes next (imaps://) */
 };
 
@@ -30,15 +33,15 @@ enum err imap_tls_open(int fd, const struct imap_tls_opts *o,
 
 /*
  * The clear socket fd as a mailstream_low (before STARTTLS, and the fuzz
- * target's session), with the end of the stream read as an error: see
- * tls_read().  NULL when out of memory.  Like libetpan's socket stream,
- * freeing it leaves fd open; closing it closes fd.
+ * target's session), its reads guarded as the TLS stream's are.  NULL
+ * when out of memory.  Like libetpan's socket stream, freeing it leaves
+ * fd open; closing it closes fd.
  */
-mailstream_low *imap_plain_open(int fd, int timeout);
+mailstream_low *imap_plain_open(int fd, const struct imap_guard_opts *o);
 
-/* The text of the server's greeting when it was "* BYE" (the stream
- * was refused there, see imap_tls.c), else NULL. */
-const char *imap_stream_bye(mailstream_low *low);
+/* The guard of a stream of ours (imap_guard.h: arm it before each
+ * command, ask it why the stream ended); NULL for any other. */
+struct imap_guard *imap_stream_guard(mailstream_low *low);
 
 /* Does TLS hold decrypted bytes that no read has taken yet? */
 bool imap_tls_pending(mailstream_low *low);

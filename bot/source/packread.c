@@ -531,10 +531,12 @@ pr_corrupt(struct packread *r, size_t pack, uint64_t off, const char *what)
 /*
  * The object at off in packs[pack], built: *type, *out (malloc'd,
  * NUL-terminated), *n.  *checked when every byte it was built from
- * matched its CRC; else its hash is the caller's to check.
+ * matched its CRC; else its hash is the caller's to check.  ERR_LIMIT,
+ * before anything above max is allocated, when it or an object on its
+ * chain (a base, a delta, what a delta makes) is larger than max.
  */
 static enum err
-pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
+pr_build(struct packread *r, size_t pack, uint64_t off, uint64_t max, bool keep,
     enum pack_type *type, unsigned char **out, size_t *n, bool *checked)
 {
 	const struct pr_slot *hit = NULL;
@@ -554,6 +556,8 @@ pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
 			p->lo = (size_t)coff;
 		if (!pack_obj_parse(p->pack, p->plen, coff, &o))
 			return pr_corrupt(r, cpack, coff, "bad header");
+		if (o.size > max)
+			return ERR_LIMIT;
 		if (o.size > PR_MAX_OBJECT)
 			return ERR_NOTFOUND;
 		/* deflate gives at most 1,032 bytes a byte: a larger size
@@ -581,6 +585,8 @@ pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
 		*type = hit->type;
 		curn = hit->n;
 		ok = hit->checked;
+		if (curn > max)
+			return ERR_LIMIT;
 		if (depth == 0) { /* the object itself */
 			top = true;
 			if (!keep) {
@@ -626,6 +632,8 @@ pr_build(struct packread *r, size_t pack, uint64_t off, bool keep,
 		        r->delta, (size_t)s->o.size, &bsz, &rsz, &start) ||
 		    bsz != curn)
 			return pr_corrupt(r, s->pack, s->o.data, "bad delta");
+		if (rsz > max)
+			return ERR_LIMIT;
 		if (rsz > PR_MAX_OBJECT)
 			return ERR_NOTFOUND;
 		res = pr_alloc((size_t)rsz, plain);
@@ -674,9 +682,9 @@ pr_hash_ok(struct packread *r, enum pack_type type, const unsigned char *data,
 /* Where id lies, and the object there built: into *out, or (keep) left
  * in the cache at *pack and *off, *out NULL. */
 static enum err
-pr_read(struct packread *r, const unsigned char id[PACK_ID_LEN], bool keep,
-    enum pack_type *type, unsigned char **out, size_t *n, size_t *pack,
-    uint64_t *off, bool *checked)
+pr_read(struct packread *r, const unsigned char id[PACK_ID_LEN], uint64_t max,
+    bool keep, enum pack_type *type, unsigned char **out, size_t *n,
+    size_t *pack, uint64_t *off, bool *checked)
 {
 	*out = NULL;
 	*n = 0;
@@ -684,17 +692,18 @@ pr_read(struct packread *r, const unsigned char id[PACK_ID_LEN], bool keep,
 		pr_drop(r);
 	if (!pr_find(r, id, pack, off))
 		return ERR_NOTFOUND;
-	return pr_build(r, *pack, *off, keep, type, out, n, checked);
+	return pr_build(r, *pack, *off, max, keep, type, out, n, checked);
 }
 
 enum err
 packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
-    enum pack_type *type, unsigned char **out, size_t *n)
+    uint64_t max, enum pack_type *type, unsigned char **out, size_t *n)
 {
 	size_t pack;
 	uint64_t off;
 	bool checked;
-	enum err e = pr_read(r, id, false, type, out, n, &pack, &off, &checked);
+	enum err e =
+	    pr_read(r, id, max, false, type, out, n, &pack, &off, &checked);
 
 	if (e != ERR_OK)
 		return e;
@@ -721,14 +730,15 @@ packread_release(const unsigned char *data)
 
 enum err
 packread_keep(struct packread *r, const unsigned char id[PACK_ID_LEN],
-    enum pack_type *type, const unsigned char **data, size_t *n)
+    uint64_t max, enum pack_type *type, const unsigned char **data, size_t *n)
 {
 	const struct pr_slot *s;
 	unsigned char *out;
 	size_t pack;
 	uint64_t off;
 	bool checked;
-	enum err e = pr_read(r, id, true, type, &out, n, &pack, &off, &checked);
+	enum err e =
+	    pr_read(r, id, max, true, type, &out, n, &pack, &off, &checked);
 
 	*data = NULL;
 	if (e != ERR_OK)

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "parsers/pack.h"
 #include "util/err.h"
@@ -43,10 +44,12 @@ size_t packread_hashed(const struct packread *r);
  * them; the caller frees it).  The bases met on the way are kept.
  * ERR_NOTFOUND: no pack here holds it whole (see above).  ERR_GIT: a pack
  * holds it, but it is corrupt: its bytes fail their CRC and do not hash
- * to id.
+ * to id.  ERR_LIMIT: it, or an object its delta chain needs (a base, a
+ * delta, what a delta makes), is larger than max bytes, found out from
+ * their headers before anything that large is inflated.
  */
 enum err packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
-    enum pack_type *type, unsigned char **out, size_t *n);
+    uint64_t max, enum pack_type *type, unsigned char **out, size_t *n);
 
 /*
  * The same for an object that may be the base of one read later (the
@@ -54,7 +57,7 @@ enum err packread_read(struct packread *r, const unsigned char id[PACK_ID_LEN],
  * it there (n bytes and a NUL) until the next read.
  */
 enum err packread_keep(struct packread *r, const unsigned char id[PACK_ID_LEN],
-    enum pack_type *type, const unsigned char **data, size_t *n);
+    uint64_t max, enum pack_type *type, const unsigned char **data, size_t *n);
 
 /*
  * A hold on data that packread_keep() gave: its bytes stay, whatever

@@ -219,3 +219,10 @@ source_epoch_select(struct source *s, size_t i, const char *after)
 {
 	return git_pubinbox_select(s->pubinbox, i, after);
 }
+
+const char *
+source_skipped(const struct source *s)
+{
+	return s->kind == SOURCE_PUBINBOX ? git_pubinbox_skipped(s->pubinbox)
+	                                  : NULL;
+}

@@ -94,4 +94,14 @@ unsigned long source_epoch_num(const struct source *s, size_t i);
 enum err source_epoch_head(struct source *s, size_t i, char hex[41]);
 enum err source_epoch_select(struct source *s, size_t i, const char *after);
 
+/*
+ * The last mail of a public-inbox archive that source_next() skipped
+ * (ERR_LIMIT) as over LIMIT_MAIL_STORE, never inflated, in words with
+ * its epoch and commit, for a follower to show as the source's last
+ * error: since the source was opened, sought or an epoch selected; NULL
+ * when none was (and for other kinds of source, whose skipped mails
+ * are in the log only).
+ */
+const char *source_skipped(const struct source *s);
+
 #endif

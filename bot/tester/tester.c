@@ -108,8 +108,8 @@ environment(struct arena *a, const struct job *j, const char *project,
 static const char **
 secrets(struct arena *a, const struct config *c)
 {
-	const char **v =
-	    arena_zalloc(a, (4 + c->nsources + c->ncis) * sizeof(*v));
+	const char **v = arena_zalloc(
+	    a, (4 + c->nsources + c->nmaintainers + c->ncis) * sizeof(*v));
 	size_t n = 0, i;
 
 	v[n++] = c->file;
@@ -118,6 +118,9 @@ secrets(struct arena *a, const struct config *c)
 	for (i = 0; i < c->nsources; i++)
 		if (c->sources[i].password_file)
 			v[n++] = c->sources[i].password_file;
+	for (i = 0; i < c->nmaintainers; i++)
+		if (c->maintainers[i].token_file)
+			v[n++] = c->maintainers[i].token_file;
 	for (i = 0; i < c->ncis; i++)
 		if (c->cis[i].token_file)
 			v[n++] = c->cis[i].token_file;

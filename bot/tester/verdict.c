@@ -176,10 +176,7 @@ log_tail(struct tplan *pl, int64_t run_id)
 	}
 	while (n > 0 && p[n - 1] == '\n')
 		n--;
-	if (utf8_repair(&b, p, n) != ERR_OK) {
-		buf_free(&b);
-		return NULL;
-	}
+	utf8_repair(&b, p, n);
 	out = arena_strdup(pl->a, buf_cstr(&b));
 	buf_free(&b);
 	return out;

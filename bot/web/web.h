@@ -19,6 +19,11 @@
  *   /api/patches/ID/checks     its checks (GET; POST as /api/checks)
  *   /api/events?since=ID       events after an id
  *   /api/checks                POST: a CI's test result (token)
+ *   /api/1.2/...               patchwork's REST API 1.2 (webpw.h)
+ *   /m/MESSAGE-ID/raw, /m/MESSAGE-ID/t.mbox.gz
+ *                              public-inbox's: the mail, its thread
+ *   /project/P/patch/MESSAGE-ID/[mbox/|raw/], /series/ID/mbox/
+ *                              patchwork's pages and downloads
  *   /style.css
  */
 #ifndef BOT_WEB_WEB_H
@@ -44,21 +49,38 @@
 /* Page sizes of the API, as DESIGN.md §9 says. */
 #define WEB_PER_PAGE 50
 #define WEB_MAX_PER_PAGE 500
+/* Query arguments of one request: lists take a dozen at most. */
+#define WEB_MAX_ARGS 64
 
 struct web;
+
+/* A query argument, decoded. */
+struct web_arg {
+	const char *name;
+	const char *value; /* "" for a name without '=' */
+};
 
 /* Load the page templates and the CI tokens; NULL after logging why. */
 struct web *web_new(const struct config *conf);
 void web_free(struct web *w);
 
 struct web_req {
-	const char *method; /* GET, HEAD or POST */
+	const char *method; /* GET, HEAD, POST, PATCH, PUT, ... */
 	const char *path; /* percent-decoded, from the first '/' */
 	/* A query argument (decoded) or NULL. */
 	const char *(*arg)(void *cls, const char *name);
 	void *cls;
+	/* Every query argument in order, for lists that take one many times
+	 * (state=new&state=accepted) and the links to their pages; nargs 0:
+	 * only arg() answers. */
+	const struct web_arg *args;
+	size_t nargs;
 	const char *authorization; /* the header, or NULL */
-	const char *body; /* POST */
+	const char *content_type; /* the body's, or NULL */
+	/* The Host header: absolute URLs in patchwork's API when bot.url
+	 * is unset (NULL: none). */
+	const char *host;
+	const char *body; /* POST, PATCH, PUT */
 	size_t body_len;
 	/* publish: links relative to the page, absolute dates, page N at
 	 * page/N/; serve: links from "/" and "3 days ago". */

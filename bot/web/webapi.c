@@ -42,27 +42,6 @@ json_done(struct web_resp *rs)
 	rs->type = "application/json";
 }
 
-/* An absolute URL for path when bot.url is set, else the local link. */
-static const char *
-abs_url(
-    struct web *w, struct arena *a, const struct web_req *rq, const char *path)
-{
-	const char *base = w->conf->bot_url;
-	size_t n;
-	char *s;
-
-	if (base == NULL || rq->static_site)
-		return web_link(a, rq, path, false);
-	n = strlen(base);
-	while (n && base[n - 1] == '/')
-		n--;
-	s = arena_alloc(a, n + strlen(path) + 2);
-	memcpy(s, base, n);
-	s[n] = '/';
-	strcpy(s + n + 1, path);
-	return s;
-}
-
 /* Link: <...>; rel="next", as patchwork and GitHub page their lists. */
 static void
 link_header(struct web_resp *rs, const char *path, const struct buf *query,
@@ -145,7 +124,7 @@ webapi_contributions(struct web *w, struct store *st, const struct web_req *rq,
 			                    : "api/contributions/%" PRId64,
 			    sum[i].id);
 			json_key(&j, "url");
-			json_str(&j, abs_url(w, a, rq, path));
+			json_str(&j, web_abs(w, a, rq, path));
 		}
 		show_json_summary_fields(&j, &sum[i]);
 		json_obj_end(&j);
@@ -165,7 +144,7 @@ webapi_contributions(struct web *w, struct store *st, const struct web_req *rq,
 	filter_query(&f, &q);
 	if (expand)
 		buf_adds(&q, "expand=series&");
-	link_header(rs, abs_url(w, a, rq, "api/contributions"), &q, page,
+	link_header(rs, web_abs(w, a, rq, "api/contributions"), &q, page,
 	    f.limit, page > 1, more);
 out:
 	buf_free(&q);
@@ -305,7 +284,7 @@ webapi_events(struct web *w, struct store *st, const struct web_req *rq,
 
 		buf_addf(&b,
 		    "<%s?since=%" PRId64 "&limit=%" PRId64 ">; rel=\"next\"",
-		    abs_url(w, a, rq, "api/events"), ev[n - 1].id, limit);
+		    web_abs(w, a, rq, "api/events"), ev[n - 1].id, limit);
 		rs->link = buf_detach(&b, NULL);
 		buf_free(&b);
 	}
@@ -375,7 +354,7 @@ entry_data(struct web *w, struct arena *a, struct template_data *ed,
 	template_data_set(ed, "time", when);
 	if (w->conf->bot_url)
 		template_data_setf(ed, "entry_id", "%s#event-%" PRId64,
-		    abs_url(w, a, rq, "feed.atom"), e->id);
+		    web_abs(w, a, rq, "feed.atom"), e->id);
 	else
 		template_data_setf(
 		    ed, "entry_id", "urn:patchyard:event:%" PRId64, e->id);
@@ -386,7 +365,7 @@ entry_data(struct web *w, struct arena *a, struct template_data *ed,
 	snprintf(path, sizeof(path), "c/%" PRId64, e->contribution_id);
 	template_data_set(ed, "url",
 	    rq->static_site ? web_link(a, rq, path, true)
-	                    : abs_url(w, a, rq, path));
+	                    : web_abs(w, a, rq, path));
 	buf_addf(&b, "%s", e->kind);
 	if (e->slug)
 		buf_addf(&b, " %s", e->slug);
@@ -437,14 +416,14 @@ webapi_feed(struct web *w, struct store *st, const struct web_req *rq,
 	    id ? sum->title : "patchyard: new contributions and changes");
 	template_data_set(d, "html_url",
 	    rq->static_site ? web_link(a, rq, path, true)
-	                    : abs_url(w, a, rq, path));
+	                    : web_abs(w, a, rq, path));
 	if (id)
 		snprintf(path, sizeof(path), "c/%" PRId64 "/feed.atom", id);
 	else
 		snprintf(path, sizeof(path), "feed.atom");
-	template_data_set(d, "self_url", abs_url(w, a, rq, path));
+	template_data_set(d, "self_url", web_abs(w, a, rq, path));
 	if (w->conf->bot_url)
-		template_data_set(d, "feed_id", abs_url(w, a, rq, path));
+		template_data_set(d, "feed_id", web_abs(w, a, rq, path));
 	else if (id)
 		template_data_setf(
 		    d, "feed_id", "urn:patchyard:c:%" PRId64, id);

@@ -3,6 +3,7 @@
  * else, and what leaves is plain C strings in the caller's arena.  Output
  * JSON is util/json.c's.
  */
+#include <inttypes.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -106,5 +107,178 @@ webbody_check(struct arena *a, const char *body, size_t n, int64_t patch,
 		in->description = keep(a, in->description);
 	}
 	json_decref(o);
+	return ok;
+}
+
+/* The value of a hex digit, or -1. */
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decode one name or value of a form: '+' is a space, %XX a byte; a
+ * bad escape or a NUL is no form. */
+static char *
+form_decode(struct arena *a, const char *p, size_t n)
+{
+	char *out = arena_alloc(a, n + 1), *o = out;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] == '+') {
+			*o++ = ' ';
+		} else if (p[i] == '%') {
+			int hi, lo;
+
+			if (n - i < 3)
+				return NULL;
+			hi = hexval(p[i + 1]);
+			lo = hexval(p[i + 2]);
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+				return NULL;
+			*o++ = (char)(hi << 4 | lo);
+			i += 2;
+		} else if (p[i] == '\0') {
+			return NULL;
+		} else {
+			*o++ = p[i];
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+bool
+webbody_form(struct arena *a, const char *body, size_t n, size_t max,
+    struct web_arg **out, size_t *nout, const char **why)
+{
+	struct web_arg *v = arena_zalloc(a, (max ? max : 1) * sizeof(*v));
+	size_t i = 0, k = 0;
+
+	*out = v;
+	*nout = 0;
+	while (i < n) {
+		size_t end = i, eq;
+
+		while (end < n && body[end] != '&')
+			end++;
+		for (eq = i; eq < end && body[eq] != '='; eq++)
+			;
+		if (end > i) {
+			if (k == max)
+				return *why = "the form has too many fields",
+				       false;
+			v[k].name = form_decode(a, body + i, eq - i);
+			v[k].value = eq < end
+			    ? form_decode(a, body + eq + 1, end - eq - 1)
+			    : "";
+			if (v[k].name == NULL || v[k].value == NULL)
+				return *why = "the body is not a form", false;
+			k++;
+		}
+		i = end + 1;
+	}
+	*nout = k;
+	return true;
+}
+
+bool
+webbody_check_form(struct arena *a, const struct web_arg *f, size_t n,
+    int64_t patch, struct web_check_in *in, const char **why)
+{
+	json_t *o = json_object();
+	bool ok = true;
+	size_t i;
+	int64_t id;
+
+	for (i = 0; i < n && ok; i++) {
+		json_t *v;
+
+		/* A patch by number is an integer in JSON. */
+		if (strcmp(f[i].name, "patch") == 0 &&
+		    web_id(f[i].value, strlen(f[i].value), &id))
+			v = json_integer(id);
+		else
+			v = json_string(f[i].value);
+		if (v == NULL) {
+			*why = "the form is not UTF-8";
+			ok = false;
+		} else if (json_object_get(o, f[i].name)) {
+			json_decref(v);
+			*why = "the form gives a field twice";
+			ok = false;
+		} else {
+			json_object_set_new(o, f[i].name, v);
+		}
+	}
+	if (ok)
+		ok = parse_body(o, patch, in, why);
+	if (ok) {
+		in->msgid = keep(a, in->msgid);
+		in->state = keep(a, in->state);
+		in->context = keep(a, in->context);
+		in->url = keep(a, in->url);
+		in->description = keep(a, in->description);
+	}
+	json_decref(o);
+	return ok;
+}
+
+bool
+webbody_fields(struct arena *a, const char *body, size_t n, size_t max,
+    struct web_arg **out, size_t *nout, const char **why)
+{
+	json_error_t jerr;
+	json_t *o =
+	    json_loadb(body ? body : "", n, JSON_REJECT_DUPLICATES, &jerr);
+	struct web_arg *v = arena_zalloc(a, (max ? max : 1) * sizeof(*v));
+	const char *key;
+	json_t *val;
+	size_t k = 0;
+	bool ok = true;
+
+	*out = v;
+	*nout = 0;
+	if (o == NULL || !json_is_object(o)) {
+		json_decref(o);
+		*why = "the body is not a JSON object";
+		return false;
+	}
+	json_object_foreach(o, key, val)
+	{
+		if (!ok)
+			break;
+		if (k == max) {
+			*why = "the body has too many fields";
+			ok = false;
+			break;
+		}
+		v[k].name = arena_strdup(a, key);
+		if (json_is_string(val) &&
+		    strlen(json_string_value(val)) == json_string_length(val))
+			v[k].value = arena_strdup(a, json_string_value(val));
+		else if (json_is_true(val) || json_is_false(val))
+			v[k].value = json_is_true(val) ? "true" : "false";
+		else if (json_is_integer(val))
+			v[k].value = arena_printf(
+			    a, "%" PRId64, (int64_t)json_integer_value(val));
+		else if (json_is_null(val))
+			v[k].value = NULL;
+		else {
+			*why = "a field's value is not a string, number or "
+			       "boolean";
+			ok = false;
+		}
+		k++;
+	}
+	json_decref(o);
+	*nout = ok ? k : 0;
 	return ok;
 }

@@ -222,6 +222,17 @@ keepable(const struct web_resp *rs)
 	    rs->allow == NULL;
 }
 
+/* Text is worth compressing; a gzip file is not, and must reach the
+ * client as the file it is (b4 undoes a Content-Encoding). */
+static bool
+compressible(const char *type)
+{
+	return strncmp(type, "text/", 5) == 0 ||
+	    strncmp(type, "application/json", 16) == 0 ||
+	    strncmp(type, "application/atom+xml", 20) == 0 ||
+	    strncmp(type, "application/mbox", 16) == 0;
+}
+
 /* The answer of rs, taking its body and headers. */
 static void
 make_answer(struct web_resp *rs, int64_t now, struct answer *an)
@@ -240,8 +251,8 @@ make_answer(struct web_resp *rs, int64_t now, struct answer *an)
 	for (i = 0; i < 8; i++)
 		snprintf(an->etag + 2 * i, 3, "%02x", sha[i]);
 	an->modified = now;
-	if (an->n >= WEB_GZIP_MIN && webgzip(an->body, an->n, &gz) == ERR_OK &&
-	    gz.n < an->n)
+	if (an->n >= WEB_GZIP_MIN && compressible(an->type) &&
+	    webgzip(an->body, an->n, &gz) == ERR_OK && gz.n < an->n)
 		an->gz = buf_detach(&gz, &an->gzn);
 	buf_free(&gz);
 }

@@ -44,9 +44,10 @@ uint64_t webcache_begin(struct webcache *c);
 /*
  * Answer rq (read from st, a snapshot taken after webcache_begin gave
  * gen) from the cache or by web_handle(), keeping a 200 answer to a GET
- * or HEAD under key (the request target as received); then 304 when the
- * client holds it (If-None-Match, else If-Modified-Since) and gzip when
- * the client accepts it.  key NULL: no cache, only the rest.
+ * or HEAD under key (what the answer depends on: the request target as
+ * received, and the Host); then 304 when the client holds it
+ * (If-None-Match, else If-Modified-Since) and gzip when the client
+ * accepts it and the body is text.  key NULL: no cache, only the rest.
  */
 void webcache_handle(struct webcache *c, struct web *w, struct store *st,
     const struct web_req *rq, const char *key, uint64_t gen,

@@ -1,12 +1,22 @@
 /*
- * POST /api/checks (and POST /api/patches/ID/checks): a CI's test result
- * in the shape of patchwork's checks API — {patch, state, context,
- * target_url, description} with "Authorization: Token T" — stored as a
- * check of that CI exactly as its "#yard check" mail would be, through
- * the same workflow code (workflow_check).  The body is parsed by jansson
- * in bot/web/webbody.c.
+ * The writes, each with "Authorization: Token T" and through the same
+ * workflow code as the mail that says the same:
+ *
+ * - POST /api/checks, POST /api/patches/ID/checks and patchwork's POST
+ *   /api/1.2/patches/ID/checks/: a CI's test result in the shape of
+ *   patchwork's checks API -- {patch, state, context, target_url,
+ *   description}, as JSON or a form -- stored as a check of that CI
+ *   exactly as its "#yard check" mail would be (workflow_check);
+ * - patchwork's PATCH /api/1.2/patches/ID/ with a state: a maintainer's
+ *   token, the state mapped to the command that makes it
+ *   (webpw_command) and run as that maintainer's mail would run it
+ *   (workflow_as), so that `git pw patch update --state under-review`
+ *   stages the patch.
+ *
+ * Bodies are parsed by jansson in bot/web/webbody.c.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +69,21 @@ webcheck_tokens(struct web *w)
 	size_t i;
 	bool ok = true;
 
-	w->tokens = xcalloc(c->ncis ? c->ncis : 1, sizeof(*w->tokens));
+	w->tokens = xcalloc(c->ncis + c->nmaintainers + 1, sizeof(*w->tokens));
+	for (i = 0; i < c->nmaintainers; i++) {
+		char *tok;
+
+		if (c->maintainers[i].token_file == NULL)
+			continue;
+		if ((tok = read_token(c->maintainers[i].token_file)) == NULL) {
+			ok = false;
+			continue;
+		}
+		w->tokens[w->ntokens].maintainer = c->maintainers[i].name;
+		w->tokens[w->ntokens].email = c->maintainers[i].email;
+		w->tokens[w->ntokens].token = tok;
+		w->ntokens++;
+	}
 	for (i = 0; i < c->ncis; i++) {
 		char *tok;
 
@@ -89,9 +113,8 @@ same_secret(const char *a, size_t an, const char *b)
 	return d == 0;
 }
 
-/* The CI whose token the Authorization header carries, or NULL. */
-static const struct web_token *
-who(const struct web *w, const char *auth)
+const struct web_token *
+webcheck_who(const struct web *w, const char *auth)
 {
 	const struct web_token *found = NULL;
 	struct str t;
@@ -107,6 +130,40 @@ who(const struct web *w, const char *auth)
 		if (same_secret(t.p, t.n, w->tokens[i].token))
 			found = &w->tokens[i];
 	return t.n ? found : NULL;
+}
+
+/* Answer 201 with the check as patchwork shows it: the newest of its
+ * patch and context, read back for its id. */
+static void
+created_pw(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, const struct store_check *k)
+{
+	struct arena *a = arena_new();
+	struct store_pw_filter f;
+	struct store_check *v = NULL;
+	struct json j;
+	struct pw pw;
+	size_t n = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.context = k->context;
+	f.order = "-date";
+	f.limit = 1;
+	buf_reset(&rs->body);
+	if (!webpw_init(&pw, w, st, rq, a) ||
+	    store_pw_checks(
+	        st, a, k->patch_id, k->series_id, &f, &v, &n, NULL) != ERR_OK ||
+	    n == 0) {
+		webpw_error(rs, 503, "The check could not be read back.");
+	} else {
+		json_init(&j, &rs->body, false);
+		v[0].patch_id = k->patch_id;
+		webpw_check(&pw, &j, &v[0], false);
+		buf_addc(&rs->body, '\n');
+		rs->status = 201;
+		rs->type = "application/json";
+	}
+	arena_free(a);
 }
 
 /* Answer 201 with the check as `show --json` shows it. */
@@ -129,10 +186,22 @@ created(struct web_resp *rs, const struct store_check *k)
 	rs->type = "application/json";
 }
 
+/* An error in the shape the API asked for: patchwork's, or ours. */
+static void
+refuse(struct web_resp *rs, bool pw, int status, const char *msg)
+{
+	if (pw && status == 400)
+		webpw_field_error(rs, status, "state", msg);
+	else if (pw)
+		webpw_error(rs, status, msg);
+	else
+		webapi_error(rs, status, msg);
+}
+
 /* Store the check in a short write transaction of its own. */
 static void
-store_check(struct web *w, struct web_resp *rs, const struct web_token *t,
-    const struct web_check_in *in)
+store_check(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    const struct web_token *t, const struct web_check_in *in, bool pw)
 {
 	struct store *st = NULL;
 	struct workflow *wf = NULL;
@@ -144,7 +213,7 @@ store_check(struct web *w, struct web_resp *rs, const struct web_token *t,
 
 	if ((e = store_open(w->conf->database, STORE_RW, &st)) != ERR_OK ||
 	    (e = store_begin(st)) != ERR_OK) {
-		webapi_error(rs, 503, "the database cannot be written now");
+		refuse(rs, pw, 503, "the database cannot be written now");
 		goto out;
 	}
 	if (in->msgid) {
@@ -175,14 +244,16 @@ store_check(struct web *w, struct web_resp *rs, const struct web_token *t,
 		e = store_commit(st);
 	if (e != ERR_OK)
 		store_rollback(st);
-	if (e == ERR_OK)
+	if (e == ERR_OK && pw)
+		created_pw(w, st, rq, rs, &k);
+	else if (e == ERR_OK)
 		created(rs, &k);
 	else if (e == ERR_NOTFOUND)
-		webapi_error(rs, 404, "patch: no such patch");
+		refuse(rs, pw, 404, "patch: no such patch");
 	else if (e == ERR_PERM || e == ERR_INVAL || e == ERR_CONFLICT)
-		webapi_error(rs, 403, buf_cstr(&msg));
+		refuse(rs, pw, 403, buf_cstr(&msg));
 	else
-		webapi_error(rs, 503, "the check could not be stored");
+		refuse(rs, pw, 503, "the check could not be stored");
 out:
 	workflow_free(wf);
 	buf_free(&msg);
@@ -190,27 +261,217 @@ out:
 	store_close(st);
 }
 
-void
-webcheck_post(
-    struct web *w, const struct web_req *rq, struct web_resp *rs, int64_t patch)
+/* Whether the body is a form (else JSON): by its Content-Type, else by
+ * its first byte. */
+static bool
+is_form(const struct web_req *rq)
 {
-	const struct web_token *t = who(w, rq->authorization);
+	struct str t =
+	    rq->content_type ? str_trim(str_from(rq->content_type)) : STR_NULL;
+
+	if (t.p)
+		return str_istartswith(t, "application/x-www-form-urlencoded");
+	return rq->body_len && rq->body[0] != '{' && rq->body[0] != '[';
+}
+
+void
+webcheck_post(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    int64_t patch, bool pw)
+{
+	const struct web_token *t = webcheck_who(w, rq->authorization);
 	struct arena *a;
 	struct web_check_in in;
+	struct web_arg *f = NULL;
 	const char *why = NULL;
+	size_t n = 0;
+	bool ok;
 
-	if (t == NULL) {
-		webapi_error(rs, 403, "a CI's token is needed");
+	if (t == NULL || t->ci == NULL) {
+		refuse(rs, pw, 403, "a CI's token is needed");
 		return;
 	}
 	if (rq->body_len > WEB_MAX_BODY) {
-		webapi_error(rs, 413, "the body is too large");
+		refuse(rs, pw, 413, "the body is too large");
 		return;
 	}
 	a = arena_new();
-	if (webbody_check(a, rq->body, rq->body_len, patch, &in, &why))
-		store_check(w, rs, t, &in);
+	if (is_form(rq))
+		ok =
+		    webbody_form(a, rq->body, rq->body_len, 16, &f, &n, &why) &&
+		    webbody_check_form(a, f, n, patch, &in, &why);
+	else
+		ok = webbody_check(a, rq->body, rq->body_len, patch, &in, &why);
+	if (ok)
+		store_check(w, rq, rs, t, &in, pw);
+	else if (pw && strchr(why, ':'))
+		webpw_field_error(
+		    rs, 400, arena_strndup(a, why, strcspn(why, ":")), why);
+	else if (pw)
+		webpw_error(rs, 400, why);
 	else
 		webapi_error(rs, 400, why);
+	arena_free(a);
+}
+
+/* ---- PATCH /api/1.2/patches/ID/ ---- */
+
+/* The state a PATCH body asks for (NULL: none), or false with *why: the
+ * fields patchwork takes that patchyard keeps no value of may only be
+ * left as they are. */
+static bool
+wanted(const struct web_arg *f, size_t n, const char **state,
+    const char **field, const char **why)
+{
+	size_t i;
+
+	*state = NULL;
+	for (i = 0; i < n; i++) {
+		const char *k = f[i].name, *v = f[i].value;
+
+		*field = k;
+		if (strcmp(k, "state") == 0 && v && *v) {
+			*state = v;
+		} else if (strcmp(k, "archived") == 0) {
+			if (v && strcmp(v, "false") && strcmp(v, "False") &&
+			    strcmp(v, "0"))
+				return *why = "patchyard archives nothing",
+				       false;
+		} else if (strcmp(k, "delegate") == 0 ||
+		    strcmp(k, "commit_ref") == 0 ||
+		    strcmp(k, "pull_url") == 0) {
+			if (v && *v)
+				return *why = "patchyard keeps no such value: "
+				              "only the state changes",
+				       false;
+		} else if (strcmp(k, "related") != 0 || (v && *v)) {
+			return *why = "only the state changes", false;
+		}
+	}
+	return true;
+}
+
+/* Answer 200 with the patch as it is now. */
+static void
+updated(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, int64_t patch)
+{
+	struct arena *a = arena_new();
+	struct store_pw_patch p;
+	struct json j;
+	struct pw pw;
+
+	buf_reset(&rs->body);
+	json_init(&j, &rs->body, false);
+	if (!webpw_init(&pw, w, st, rq, a) ||
+	    webpw_get_patch(&pw, patch, &p) != ERR_OK ||
+	    webpw_patch(&pw, &j, &p, true) != ERR_OK) {
+		webpw_error(rs, 503, "The patch could not be read.");
+	} else {
+		buf_addc(&rs->body, '\n');
+		rs->status = 200;
+		rs->type = "application/json";
+	}
+	arena_free(a);
+}
+
+/* Run the command that gives the patch the state, in a transaction. */
+static void
+change(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    const struct web_token *t, int64_t patch, const char *state)
+{
+	struct arena *a = arena_new();
+	struct store *st = NULL;
+	struct workflow *wf = NULL;
+	struct buf msg = BUF_INIT;
+	struct store_pw_patch p;
+	struct command c;
+	const char *why = NULL;
+	struct pw pw;
+	int todo = 0;
+	enum err e;
+
+	memset(&c, 0, sizeof(c));
+	c.line = "";
+	if ((e = store_open(w->conf->database, STORE_RW, &st)) != ERR_OK ||
+	    (e = store_begin(st)) != ERR_OK) {
+		webpw_error(rs, 503, "The database cannot be written now.");
+		goto out;
+	}
+	if (!webpw_init(&pw, w, st, rq, a))
+		e = ERR_DB;
+	else
+		e = webpw_get_patch(&pw, patch, &p);
+	if (e == ERR_OK && state &&
+	    (todo = webpw_command(
+	         p.state, p.queue, p.reason, state, &c, &why)) > 0) {
+		wf = workflow_new(st, w->conf);
+		e = workflow_as(
+		    wf, &c, p.series_id, p.id, t->email, t->email, &msg);
+		if (e == ERR_OK)
+			log_info("web: %s (%s) set patch %" PRId64 " to %s: %s",
+			    t->maintainer, t->email, p.id, state, c.line);
+	}
+	if (e == ERR_OK && todo >= 0)
+		e = store_commit(st);
+	else if (store_in_tx(st))
+		store_rollback(st);
+	if (e == ERR_OK && todo < 0)
+		webpw_field_error(
+		    rs, 400, "state", arena_printf(a, "%s: %s", state, why));
+	else if (e == ERR_OK)
+		updated(w, st, rq, rs, patch);
+	else if (e == ERR_NOTFOUND)
+		webpw_error(rs, 404, "Not found.");
+	else if (e == ERR_PERM)
+		webpw_error(rs, 403, buf_cstr(&msg));
+	else if (e == ERR_CONFLICT || e == ERR_INVAL)
+		webpw_field_error(rs, 400, "state",
+		    arena_printf(
+		        a, "%s (%s): %s", state, c.line, buf_cstr(&msg)));
+	else
+		webpw_error(rs, 503, "The state could not be changed.");
+out:
+	workflow_free(wf);
+	buf_free(&msg);
+	store_close(st);
+	arena_free(a);
+}
+
+void
+webcheck_patch(
+    struct web *w, const struct web_req *rq, struct web_resp *rs, int64_t patch)
+{
+	const struct web_token *t = webcheck_who(w, rq->authorization);
+	struct arena *a;
+	struct web_arg *f = NULL;
+	const char *why = NULL, *state = NULL, *field = "state";
+	size_t n = 0;
+	bool ok;
+
+	if (t == NULL) {
+		webpw_error(rs, 403, "A maintainer's token is needed.");
+		return;
+	}
+	if (t->maintainer == NULL) {
+		webpw_error(rs, 403,
+		    "Only a maintainer's token changes a patch's state.");
+		return;
+	}
+	if (rq->body_len > WEB_MAX_BODY) {
+		webpw_error(rs, 413, "The body is too large.");
+		return;
+	}
+	a = arena_new();
+	if (is_form(rq))
+		ok = webbody_form(a, rq->body, rq->body_len, 16, &f, &n, &why);
+	else
+		ok =
+		    webbody_fields(a, rq->body, rq->body_len, 16, &f, &n, &why);
+	if (ok)
+		ok = wanted(f, n, &state, &field, &why);
+	if (ok)
+		change(w, rq, rs, t, patch, state);
+	else
+		webpw_field_error(rs, 400, field, why);
 	arena_free(a);
 }

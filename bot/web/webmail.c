@@ -154,8 +154,9 @@ webmail_read(struct store *st, struct arena *a, int64_t row,
 		out->diff = diff_body(out->m.patch);
 		/* Computed from the diff rather than taken from what the
 		 * sender wrote: as git prints it, and true. */
-		if (!(out->m.patch->parsed &&
-		        diff_stat(&b, out->m.patch->parsed) == ERR_OK && b.n))
+		if (out->m.patch->parsed)
+			diff_stat(&b, out->m.patch->parsed);
+		if (b.n == 0)
 			buf_addstr(&b, out->m.patch->diffstat);
 		while (b.n && b.p[b.n - 1] == '\n')
 			b.p[--b.n] = '\0';

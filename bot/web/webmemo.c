@@ -135,7 +135,8 @@ webmemo_get(struct webmemo *m, const char *key, struct buf *out)
 	if ((e = *slot(m, key, h)) != NULL) {
 		unlink_use(m, e);
 		link_newest(m, e);
-		found = buf_add(out, e->value, e->n) == ERR_OK;
+		buf_add(out, e->value, e->n);
+		found = true;
 	}
 	pthread_mutex_unlock(&m->lock);
 	return found;

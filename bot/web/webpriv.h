@@ -7,8 +7,15 @@
 
 #include "bot/mailout/template.h"
 #include "bot/web/web.h"
+#include "parsers/command.h"
+#include "storage/store_outbox.h"
+#include "storage/store_pw.h"
 #include "storage/store_web.h"
 #include "util/arena.h"
+
+/* util/json.h is not included here: jansson (bot/web/webbody.c) has a
+ * json_null() of its own. */
+struct json;
 
 enum web_page {
 	WEB_PAGE_LIST,
@@ -19,7 +26,8 @@ enum web_page {
 };
 
 struct web_token {
-	const char *ci; /* [ci "NAME"] */
+	const char *ci; /* [ci "NAME"], or NULL for a maintainer */
+	const char *maintainer; /* [maintainer "NAME"], or NULL for a CI */
 	const char *email;
 	char *token; /* the token file's content, trimmed */
 };
@@ -46,6 +54,12 @@ extern const size_t web_nbuiltins;
  * page directory of a static site when dir). */
 const char *web_link(
     struct arena *a, const struct web_req *rq, const char *path, bool dir);
+/* An absolute URL for path when bot.url is set (serve), else the local
+ * link: what Location headers and the API's links use. */
+const char *web_abs(
+    struct web *w, struct arena *a, const struct web_req *rq, const char *path);
+/* The first value of query argument name, or NULL. */
+const char *web_arg(const struct web_req *rq, const char *name);
 /* The archive URL of a Message-ID in project's archive, or NULL. */
 const char *web_archive(struct arena *a, const struct config *conf,
     const char *project, const char *msgid);
@@ -154,12 +168,141 @@ struct web_check_in {
 bool webbody_check(struct arena *a, const char *body, size_t n, int64_t patch,
     struct web_check_in *in, const char **why);
 
-/* ---- webcheck.c: POST /api/checks ---- */
+/* A body as a form sends it (application/x-www-form-urlencoded): the
+ * fields decoded into a, in order; false with *why when it is not one
+ * or holds more than max fields. */
+bool webbody_form(struct arena *a, const char *body, size_t n, size_t max,
+    struct web_arg **out, size_t *nout, const char **why);
+/* A check from a form's fields, checked as webbody_check does. */
+bool webbody_check_form(struct arena *a, const struct web_arg *f, size_t n,
+    int64_t patch, struct web_check_in *in, const char **why);
+/* A JSON object's members as strings (numbers and booleans written as
+ * JSON writes them, null as NULL): what PATCH bodies carry.  false with
+ * *why when the body is not a flat object. */
+bool webbody_fields(struct arena *a, const char *body, size_t n, size_t max,
+    struct web_arg **out, size_t *nout, const char **why);
 
-/* Read the CI tokens of conf; false after logging a file that cannot be
- * read. */
+/* ---- webcheck.c: POST /api/checks, the API's writes ---- */
+
+/* Read the CI and maintainer tokens of conf; false after logging a file
+ * that cannot be read. */
 bool webcheck_tokens(struct web *w);
+/* The token the Authorization header carries, or NULL. */
+const struct web_token *webcheck_who(const struct web *w, const char *auth);
+/* A check from a JSON or form body (patchwork's POST .../checks/);
+ * pw: answer as patchwork's API (its check object and errors). */
 void webcheck_post(struct web *w, const struct web_req *rq, struct web_resp *rs,
-    int64_t patch);
+    int64_t patch, bool pw);
+/* PATCH /api/1.2/patches/ID/: a maintainer changes its state. */
+void webcheck_patch(struct web *w, const struct web_req *rq,
+    struct web_resp *rs, int64_t patch);
+
+/* ---- webpw*.c: patchwork's REST API 1.2 (DESIGN.md §9) ---- */
+
+/* One request's view of the API. */
+struct pw {
+	struct web *w;
+	struct store *st;
+	const struct web_req *rq;
+	struct arena *a;
+	const char *site; /* the site's absolute URL without the last '/',
+	                     or "" (links then start with "/") */
+	const char *api; /* site + "/api/1.2" */
+	struct store_pw_project *projects;
+	size_t nprojects;
+};
+
+/* Set up pw for rq; false when the database cannot be read. */
+bool webpw_init(struct pw *pw, struct web *w, struct store *st,
+    const struct web_req *rq, struct arena *a);
+/* GET (and HEAD) of a path under /api/1.2. */
+void webpw_get(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, const char *rest);
+/* The Link header of page (from 1) of a list at URL list: the
+ * request's own arguments, with rel="next" (when more), "prev" and
+ * "first", as patchwork pages. */
+void webpw_links(struct pw *pw, struct web_resp *rs, const char *list,
+    size_t page, size_t per_page, bool more);
+/* patchwork's error shapes: {"detail": msg}, and a field's
+ * {"field": [msg]}. */
+void webpw_error(struct web_resp *rs, int status, const char *msg);
+void webpw_field_error(
+    struct web_resp *rs, int status, const char *field, const char *msg);
+
+/* webpwjson.c: patchwork's objects. */
+/* patchwork's state of a patch of ours (man/patchyard.1 has the table). */
+const char *webpw_state(
+    const char *state, const char *queue, const char *reason);
+/* Whether s is one of the states patchwork knows. */
+bool webpw_known_state(const char *s);
+/*
+ * The mail command that gives a patch of ours (state, queue, reason)
+ * patchwork's
+ * state want (DESIGN.md §9): 1 with it in *c; 0 when the patch is in
+ * that state already; -1 with *why when no command does.
+ */
+int webpw_command(const char *state, const char *queue, const char *reason,
+    const char *want, struct command *c, const char **why);
+/* A patch's diff from its first "diff" (or "Index:", or "---" and
+ * "+++") line on, as patchwork keeps it: without the diffstat. */
+struct str webpw_diff(struct str d);
+/* "2025-03-17T09:01:00", UTC without a zone, as patchwork writes. */
+void webpw_date(struct json *j, int64_t t);
+const char *webpw_project_name(const struct pw *pw, int64_t id);
+/* The web page of a patch or cover letter ("patch" or "cover"), with
+ * its downloads below it: "mbox/", "raw/". */
+const char *webpw_page(
+    struct pw *pw, const char *kind, const char *project, const char *msgid);
+void webpw_project(struct pw *pw, struct json *j, int64_t id, bool full);
+void webpw_person(struct pw *pw, struct json *j, int64_t row, const char *name,
+    const char *email);
+/* The users: the maintainers, then the CIs, numbered from 1. */
+size_t webpw_nusers(const struct pw *pw);
+void webpw_user(struct pw *pw, struct json *j, size_t id);
+/* The user a label (a name or address, as events and checks record
+ * them) is, or 0. */
+size_t webpw_user_of(const struct pw *pw, const char *label);
+void webpw_patch_embed(
+    struct pw *pw, struct json *j, const struct store_pw_patch *p);
+void webpw_series_embed(
+    struct pw *pw, struct json *j, const struct store_pw_series *s);
+void webpw_cover_embed(
+    struct pw *pw, struct json *j, const struct store_pw_series *s);
+void webpw_check(
+    struct pw *pw, struct json *j, const struct store_check *k, bool embedded);
+/* A patch, a series, a cover letter (detail: with its mail's headers
+ * and text), a reply about page (a patch's or cover's web page). */
+enum err webpw_patch(
+    struct pw *pw, struct json *j, const struct store_pw_patch *p, bool detail);
+enum err webpw_series(
+    struct pw *pw, struct json *j, const struct store_pw_series *s);
+enum err webpw_cover(struct pw *pw, struct json *j,
+    const struct store_pw_series *s, bool detail);
+enum err webpw_comment(struct pw *pw, struct json *j,
+    const struct store_pw_mail *m, const char *page, const char *project);
+/* One patch or series row by id; ERR_NOTFOUND. */
+enum err webpw_get_patch(struct pw *pw, int64_t id, struct store_pw_patch *p);
+enum err webpw_get_series(
+    struct pw *pw, int64_t id, int64_t cover, struct store_pw_series *s);
+
+/* webpwevent.c: GET /api/1.2/events/. */
+void webpw_events(struct pw *pw, struct web_resp *rs);
+
+/* ---- webinbox.c: public-inbox's and patchwork's mail downloads ---- */
+
+/* /m/MESSAGE-ID[/|/raw|/t.mbox.gz]: rest is what follows "/m/". */
+void webinbox_msg(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, const char *rest);
+/* /c/MESSAGE-ID/raw and /c/MESSAGE-ID/t.mbox.gz, where b4 goes from the
+ * redirect of /m/; false when rest is no such path. */
+bool webinbox_c(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, const char *rest);
+/* patchwork's pages: /project/P/patch/MESSAGE-ID/[mbox/|raw/],
+ * /project/P/cover/MESSAGE-ID/[mbox/], /project/P/list/. */
+void webinbox_project(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, const char *rest);
+/* /series/ID/mbox/. */
+void webinbox_series(struct web *w, struct store *st, const struct web_req *rq,
+    struct web_resp *rs, const char *rest);
 
 #endif

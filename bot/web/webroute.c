@@ -8,8 +8,6 @@
 
 #include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
-#include "parsers/msgid.h"
-#include "storage/store_read.h"
 #include "util/log.h"
 #include "util/xalloc.h"
 
@@ -134,49 +132,6 @@ id_then(const char *p, const char *end, int64_t *id)
 	return strcmp(p + n, end) == 0;
 }
 
-/* /m/<Message-ID>: 302 to the contribution that holds it, at the mail
- * (a patch's own anchor, else the mail's). */
-static void
-by_msgid(struct web *w, struct store *st, const struct web_req *rq,
-    struct web_resp *rs, const char *ref)
-{
-	struct str id = msgid_from_user(str_from(ref));
-	struct store_web_place pl;
-	struct arena *a = arena_new();
-	struct buf loc = BUF_INIT;
-	enum err e = ERR_NOTFOUND;
-	char *copy;
-
-	if (id.p) {
-		copy = str_dup(id);
-		e = store_web_place(st, a, copy, &pl);
-		free(copy);
-	}
-	if (e == ERR_NOTFOUND) {
-		webpage_error(w, rq, rs, 404, "Unknown message",
-		    "No contribution holds a message with this Message-ID "
-		    "(yet: it may not have arrived).");
-		goto out;
-	}
-	if (e != ERR_OK) {
-		webpage_error(w, rq, rs, 503, "Not available",
-		    "The database could not be read; try again.");
-		goto out;
-	}
-	buf_addf(&loc, "%sc/%lld", rq->root, (long long)pl.contribution);
-	if (pl.patch && strcmp(pl.kind, "patch") == 0)
-		buf_addf(&loc, "#patch-%lld", (long long)pl.patch);
-	else
-		buf_addf(&loc, "#mail-%lld", (long long)pl.message_row);
-	rs->location = buf_detach(&loc, NULL);
-	buf_free(&loc);
-	rs->status = 302;
-	rs->type = "text/plain; charset=utf-8";
-	buf_adds(&rs->body, "Found\n");
-out:
-	arena_free(a);
-}
-
 static void
 get(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs)
@@ -194,7 +149,13 @@ get(struct web *w, struct store *st, const struct web_req *rq,
 	} else if (strcmp(p, "/feed.atom") == 0) {
 		webapi_feed(w, st, rq, rs, 0);
 	} else if (under(p, "/m/", &r) && *r) {
-		by_msgid(w, st, rq, rs, r);
+		webinbox_msg(w, st, rq, rs, r);
+	} else if (strcmp(p, "/api/1.2") == 0 || under(p, "/api/1.2/", &r)) {
+		webpw_get(w, st, rq, rs, p + 8);
+	} else if (under(p, "/project/", &r)) {
+		webinbox_project(w, st, rq, rs, r);
+	} else if (under(p, "/series/", &r)) {
+		webinbox_series(w, st, rq, rs, r);
 	} else if (under(p, "/c/", &r) &&
 	    (id_then(r, "", &id) || id_then(r, "/", &id))) {
 		webpage_contrib(w, st, rq, rs, id);
@@ -231,9 +192,45 @@ get(struct web *w, struct store *st, const struct web_req *rq,
 		webapi_error(rs, 405, "POST a check here");
 	} else if (strncmp(p, "/api/", 5) == 0) {
 		webapi_error(rs, 404, "no such API endpoint");
+	} else if (under(p, "/c/", &r) && webinbox_c(w, st, rq, rs, r)) {
+		/* public-inbox's downloads where b4 looks for them */
 	} else {
 		webpage_error(w, rq, rs, 404, "Not found",
 		    "There is no page at this address.");
+	}
+}
+
+/* The writes of patchwork's API: POST patches/ID/checks/ and PATCH
+ * (or PUT) patches/ID/; rest follows "/api/1.2/". */
+static void
+pw_write(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    const char *rest)
+{
+	bool post = strcmp(rq->method, "POST") == 0;
+	bool patch =
+	    strcmp(rq->method, "PATCH") == 0 || strcmp(rq->method, "PUT") == 0;
+	const char *r;
+	int64_t id;
+
+	if (under(rest, "patches/", &r) &&
+	    (id_then(r, "/checks", &id) || id_then(r, "/checks/", &id))) {
+		if (post) {
+			webcheck_post(w, rq, rs, id, true);
+		} else {
+			rs->allow = "GET, HEAD, POST";
+			webpw_error(rs, 405, "Method not allowed.");
+		}
+	} else if (under(rest, "patches/", &r) &&
+	    (id_then(r, "", &id) || id_then(r, "/", &id))) {
+		if (patch) {
+			webcheck_patch(w, rq, rs, id);
+		} else {
+			rs->allow = "GET, HEAD, PATCH, PUT";
+			webpw_error(rs, 405, "Method not allowed.");
+		}
+	} else {
+		rs->allow = "GET, HEAD";
+		webpw_error(rs, 405, "Method not allowed.");
 	}
 }
 
@@ -251,14 +248,16 @@ web_handle(struct web *w, struct store *st, const struct web_req *rq,
 	} else if (strcmp(rq->method, "GET") == 0 ||
 	    strcmp(rq->method, "HEAD") == 0) {
 		get(w, st, rq, rs);
+	} else if (under(rq->path, "/api/1.2/", &r)) {
+		pw_write(w, rq, rs, r);
 	} else if (strcmp(rq->method, "POST") != 0) {
 		rs->allow = "GET, HEAD, POST";
 		webapi_error(rs, 405, "method not allowed");
 	} else if (strcmp(rq->path, "/api/checks") == 0) {
-		webcheck_post(w, rq, rs, 0);
+		webcheck_post(w, rq, rs, 0, false);
 	} else if (under(rq->path, "/api/patches/", &r) &&
 	    id_then(r, "/checks", &id)) {
-		webcheck_post(w, rq, rs, id);
+		webcheck_post(w, rq, rs, id, false);
 	} else {
 		rs->allow = "GET, HEAD";
 		webapi_error(rs, 405, "only checks are POSTed");

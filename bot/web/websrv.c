@@ -215,6 +215,30 @@ query_arg(void *cls, const char *name)
 	return MHD_lookup_connection_value(cls, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* Every query argument of a request, in order. */
+struct args {
+	struct web_arg v[WEB_MAX_ARGS];
+	size_t n;
+	bool over;
+};
+
+static enum MHD_Result
+collect_arg(
+    void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	struct args *a = cls;
+
+	(void)kind;
+	if (a->n == WEB_MAX_ARGS) {
+		a->over = true;
+		return MHD_NO;
+	}
+	a->v[a->n].name = key;
+	a->v[a->n].value = value ? value : "";
+	a->n++;
+	return MHD_YES;
+}
+
 /* last: the connection is closed after the response, whatever the
  * client asked (what follows a refused request is not read as one). */
 static enum MHD_Result
@@ -293,11 +317,17 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	struct web_req rq;
 	struct web_resp rs;
 	struct store *st;
+	struct args args;
+	struct buf key = BUF_INIT;
 	enum MHD_Result ok;
 	uint64_t gen;
 
 	if (r->too_big)
 		return send_error(s, c, url, 413, "The body is too large.");
+	memset(&args, 0, sizeof(args));
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
+	if (args.over)
+		return send_error(s, c, url, 400, "Too many query arguments.");
 	/* Before the snapshot: an answer is never older than the last
 	 * change the cache saw. */
 	gen = webcache_begin(s->cache);
@@ -309,8 +339,13 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	rq.path = url;
 	rq.arg = query_arg;
 	rq.cls = c;
+	rq.args = args.v;
+	rq.nargs = args.n;
 	rq.authorization =
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	rq.content_type =
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	rq.host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
 	rq.body = r->body.p;
 	rq.body_len = r->body.n;
 	rq.root = "/";
@@ -321,16 +356,23 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	    c, MHD_HEADER_KIND, "If-Modified-Since");
 	rq.gzip = web_accepts_gzip(
 	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
+	/* What an answer depends on besides the target: the Host (an
+	 * absolute URL without bot.url is built from it); an answer to a
+	 * request with a token is nobody else's. */
+	if (rq.authorization == NULL)
+		buf_addf(&key, "%s\n%s", rq.host ? rq.host : "", r->key);
 	/* One snapshot for the whole page: consistent, and the file locks
 	 * are taken once instead of once a statement. */
 	if (store_snapshot(st) == ERR_OK) {
-		webcache_handle(s->cache, s->web, st, &rq, r->key, gen, &rs);
+		webcache_handle(s->cache, s->web, st, &rq,
+		    key.n ? buf_cstr(&key) : NULL, gen, &rs);
 		store_snapshot_end(st);
 	} else {
 		memset(&rs, 0, sizeof(rs));
 		webapi_error(&rs, 503, "the database cannot be read now");
 	}
 	store_give(s, st);
+	buf_free(&key);
 	ok = send_resp(c, &rs, false);
 	web_resp_free(&rs);
 	return ok;
@@ -472,9 +514,10 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	if (!r->started)
 		return on_headers(s, c, url, version, r);
 	if (*upload_size) {
-		if (!r->too_big &&
-		    buf_add(&r->body, upload, *upload_size) != ERR_OK)
+		if (!buf_fits(&r->body, *upload_size))
 			r->too_big = true;
+		else if (!r->too_big)
+			buf_add(&r->body, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
 	}

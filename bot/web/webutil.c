@@ -24,6 +24,37 @@ web_link(struct arena *a, const struct web_req *rq, const char *path, bool dir)
 }
 
 const char *
+web_abs(
+    struct web *w, struct arena *a, const struct web_req *rq, const char *path)
+{
+	const char *base = w->conf->bot_url;
+	size_t n;
+	char *s;
+
+	if (base == NULL || rq->static_site)
+		return web_link(a, rq, path, false);
+	n = strlen(base);
+	while (n && base[n - 1] == '/')
+		n--;
+	s = arena_alloc(a, n + strlen(path) + 2);
+	memcpy(s, base, n);
+	s[n] = '/';
+	strcpy(s + n + 1, path);
+	return s;
+}
+
+const char *
+web_arg(const struct web_req *rq, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < rq->nargs; i++)
+		if (strcmp(rq->args[i].name, name) == 0)
+			return rq->args[i].value;
+	return rq->nargs == 0 && rq->arg ? rq->arg(rq->cls, name) : NULL;
+}
+
+const char *
 web_archive(struct arena *a, const struct config *conf, const char *project,
     const char *msgid)
 {
@@ -34,9 +65,10 @@ web_archive(struct arena *a, const struct config *conf, const char *project,
 	if (pr == NULL || pr->archive == NULL || msgid == NULL ||
 	    (pct = strstr(pr->archive, "%s")) == NULL)
 		return NULL;
-	if (buf_add(&b, pr->archive, (size_t)(pct - pr->archive)) == ERR_OK &&
-	    msgid_urlencode(&b, str_from(msgid)) == ERR_OK &&
-	    buf_adds(&b, pct + 2) == ERR_OK && web_http_url(buf_cstr(&b)))
+	buf_add(&b, pr->archive, (size_t)(pct - pr->archive));
+	msgid_urlencode(&b, str_from(msgid));
+	buf_adds(&b, pct + 2);
+	if (web_http_url(buf_cstr(&b)))
 		out = arena_strdup(a, buf_cstr(&b));
 	buf_free(&b);
 	return out;

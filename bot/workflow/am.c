@@ -19,6 +19,7 @@
 #include "bot/workflow/show.h"
 #include "parsers/addr.h"
 #include "parsers/mail.h"
+#include "parsers/msgid.h"
 #include "storage/store_msg.h"
 #include "util/ascii.h"
 #include "util/log.h"
@@ -59,21 +60,17 @@ from_line(struct str l)
  * keep the '>' in the commit); only a line git mailsplit would split at
  * gets a '>' in front, a visible mark instead of a broken series.
  */
-static enum err
+static void
 put_body(struct buf *out, struct str text)
 {
 	struct str rest = text, line;
-	enum err e = ERR_OK;
 
-	while (e == ERR_OK && str_nextline(&rest, &line)) {
+	while (str_nextline(&rest, &line)) {
 		if (from_line(line))
-			e = buf_addc(out, '>');
-		if (e == ERR_OK)
-			e = buf_addstr(out, line);
-		if (e == ERR_OK)
-			e = buf_addc(out, '\n');
+			buf_addc(out, '>');
+		buf_addstr(out, line);
+		buf_addc(out, '\n');
 	}
-	return e;
 }
 
 /* Where a trailer goes in the commit, in b4's order: the patch's own,
@@ -147,7 +144,7 @@ same_trailer(const struct view_trailer *x, const struct view_trailer *y)
 }
 
 /* The collected trailers of vp, in b4's order, without duplicates. */
-static enum err
+static void
 put_trailers(struct buf *out, struct store *st, const struct view_series *s,
     const struct view_patch *vp, enum am_trailers which)
 {
@@ -155,14 +152,13 @@ put_trailers(struct buf *out, struct store *st, const struct view_series *s,
 	const struct view_trailer **done;
 	enum place *where, p;
 	size_t i, j, n = 0;
-	enum err e = ERR_OK;
 
 	done = arena_alloc(a, (vp->ntrailers + 1) * sizeof(*done));
 	where = arena_alloc(a, (vp->ntrailers + 1) * sizeof(*where));
 	for (i = 0; i < vp->ntrailers; i++)
 		where[i] = trailer_place(st, a, s, vp, &vp->trailers[i], which);
-	for (p = PLACE_OWN; p <= PLACE_COVER && e == ERR_OK; p++)
-		for (i = 0; i < vp->ntrailers && e == ERR_OK; i++) {
+	for (p = PLACE_OWN; p <= PLACE_COVER; p++)
+		for (i = 0; i < vp->ntrailers; i++) {
 			const struct view_trailer *t = &vp->trailers[i];
 
 			if (where[i] != p)
@@ -173,11 +169,9 @@ put_trailers(struct buf *out, struct store *st, const struct view_series *s,
 				continue;
 			done[n++] = t;
 			if (p != PLACE_OWN)
-				e = buf_addf(
-				    out, "%s: %s\n", t->name, t->value);
+				buf_addf(out, "%s: %s\n", t->name, t->value);
 		}
 	arena_free(a);
-	return e;
 }
 
 /* "Token: value", a token of letters, digits and '-' as git's trailer.c
@@ -251,96 +245,158 @@ diff_text(struct str d)
 
 /* Header fields as mailout writes them (encoded, folded, safe), with the
  * mbox's LF line ends. */
-static enum err
+static void
 put_fields(struct buf *out, const struct patch *p, const char *subject)
 {
 	struct mailout_addr from = { p->author.name, p->author.email };
 	struct buf f = BUF_INIT, who = BUF_INIT;
 	size_t i;
-	enum err e = mailout_field_mailbox(&f, "From", &from);
 
-	if (e == ERR_INVAL) {
+	if (mailout_field_mailbox(&f, "From", &from) == ERR_INVAL) {
 		/* Not an address mailout would send to: keep it as text. */
-		e = buf_addf(&who, "%s <%s>", p->author.name, p->author.email);
-		if (e == ERR_OK)
-			e = mailout_field_text(&f, "From", buf_cstr(&who));
+		buf_addf(&who, "%s <%s>", p->author.name, p->author.email);
+		mailout_field_text(&f, "From", buf_cstr(&who));
 	}
-	if (e == ERR_OK)
-		e = mailout_field_text(&f, "Subject", subject);
-	for (i = 0; i < f.n && e == ERR_OK; i++)
+	mailout_field_text(&f, "Subject", subject);
+	for (i = 0; i < f.n; i++)
 		if (f.p[i] != '\r')
-			e = buf_addc(out, f.p[i]);
+			buf_addc(out, f.p[i]);
 	buf_free(&who);
 	buf_free(&f);
-	return e;
 }
 
-static enum err
-put_header(struct buf *out, const struct view_series *s,
-    const struct view_patch *vp, const struct patch *p)
+/* Where a header line is folded, as git format-patch folds. */
+#define AM_FOLD 78
+
+/* An address field as the mail had it (To, Cc; unfolded), folded again
+ * between its addresses. */
+static void
+put_addrs(struct buf *out, const char *name, struct str v)
 {
+	size_t col = strlen(name) + 2, i = 0, start;
+
+	if (v.n == 0)
+		return;
+	buf_addf(out, "%s: ", name);
+	while (i < v.n) {
+		bool quoted = false;
+		int angle = 0;
+		struct str piece;
+
+		for (start = i; i < v.n; i++) {
+			if (v.p[i] == '"' && (i == start || v.p[i - 1] != '\\'))
+				quoted = !quoted;
+			else if (!quoted && v.p[i] == '<')
+				angle++;
+			else if (!quoted && v.p[i] == '>' && angle)
+				angle--;
+			else if (!quoted && !angle && v.p[i] == ',')
+				break;
+		}
+		piece = str_trim(str_make(v.p + start, i - start));
+		i++; /* the comma */
+		if (piece.n == 0)
+			continue;
+		if (col > strlen(name) + 2) {
+			bool fold = col + 2 + piece.n > AM_FOLD;
+
+			buf_adds(out, fold ? ",\n " : ", ");
+			col = fold ? 1 : col + 2;
+		}
+		buf_addstr(out, piece);
+		col += piece.n;
+	}
+	buf_addc(out, '\n');
+}
+
+/*
+ * The fields that thread the mail, as it had them: To, Cc, In-Reply-To
+ * and References, so that b4 (am -m) and mail clients find the series
+ * in the mbox as they found it on the list.
+ */
+static void
+put_thread(struct buf *out, const struct mail *m)
+{
+	struct arena *a = arena_new();
+	struct str irt = msgid_first(a, hdr_value(a, &m->hdr, "In-Reply-To"));
+	size_t i, col;
+
+	put_addrs(out, "To", m->to);
+	put_addrs(out, "Cc", m->cc);
+	if (irt.p)
+		buf_addf(out, "In-Reply-To: <%.*s>\n", (int)irt.n, irt.p);
+	else if (m->nrefs)
+		buf_addf(out, "In-Reply-To: <%s>\n", m->refs[m->nrefs - 1]);
+	if (m->nrefs)
+		buf_adds(out, "References:");
+	for (i = 0, col = 11; i < m->nrefs; i++) {
+		size_t n = strlen(m->refs[i]) + 3;
+
+		buf_adds(out, col > 11 && col + n > AM_FOLD ? "\n " : " ");
+		col = col > 11 && col + n > AM_FOLD ? 1 + n : col + n;
+		buf_addf(out, "<%s>", m->refs[i]);
+	}
+	if (m->nrefs)
+		buf_addc(out, '\n');
+	arena_free(a);
+}
+
+static void
+put_header(struct buf *out, const struct view_series *s,
+    const struct view_patch *vp, const struct mail *m)
+{
+	const struct patch *p = m->patch;
 	struct buf subj = BUF_INIT;
-	enum err e;
 
 	if (s->expected > 1 && s->version > 1)
-		e = buf_addf(&subj, "[PATCH v%d %d/%d] ", s->version,
-		    vp->number, s->expected);
+		buf_addf(&subj, "[PATCH v%d %d/%d] ", s->version, vp->number,
+		    s->expected);
 	else if (s->expected > 1)
-		e = buf_addf(&subj, "[PATCH %d/%d] ", vp->number, s->expected);
+		buf_addf(&subj, "[PATCH %d/%d] ", vp->number, s->expected);
 	else if (s->version > 1)
-		e = buf_addf(&subj, "[PATCH v%d] ", s->version);
+		buf_addf(&subj, "[PATCH v%d] ", s->version);
 	else
-		e = buf_adds(&subj, "[PATCH] ");
-	if (e == ERR_OK)
-		e = buf_adds(&subj, p->subject);
-	if (e == ERR_OK)
-		e = buf_adds(out,
-		    "From 0000000000000000000000000000000000000000"
-		    " Mon Sep 17 00:00:00 2001\n");
-	if (e == ERR_OK)
-		e = put_fields(out, p, buf_cstr(&subj));
-	if (e == ERR_OK)
-		e = buf_adds(out, "Date: ");
-	if (e == ERR_OK)
-		e = buf_addstr(out, p->date);
-	if (e == ERR_OK)
-		e = buf_addf(out,
-		    "\nMessage-ID: <%s>\nMIME-Version: 1.0\n"
-		    "Content-Type: text/plain; charset=UTF-8\n"
-		    "Content-Transfer-Encoding: 8bit\n\n",
-		    vp->message_id);
+		buf_adds(&subj, "[PATCH] ");
+	buf_adds(&subj, p->subject);
+	buf_adds(out,
+	    "From 0000000000000000000000000000000000000000"
+	    " Mon Sep 17 00:00:00 2001\n");
+	put_fields(out, p, buf_cstr(&subj));
+	buf_adds(out, "Date: ");
+	buf_addstr(out, p->date);
+	buf_addf(out, "\nMessage-ID: <%s>\n", vp->message_id);
+	put_thread(out, m);
+	buf_adds(out,
+	    "MIME-Version: 1.0\n"
+	    "Content-Type: text/plain; charset=UTF-8\n"
+	    "Content-Transfer-Encoding: 8bit\n\n");
 	buf_free(&subj);
-	return e;
 }
 
-static enum err
+static void
 put_patch(struct buf *out, struct store *st, const struct view_series *s,
-    const struct view_patch *vp, const struct patch *p, enum am_trailers which)
+    const struct view_patch *vp, const struct mail *m, enum am_trailers which)
 {
+	const struct patch *p = m->patch;
 	struct str msg = message_text(p->message), diff = diff_text(p->diff);
 	struct buf tr = BUF_INIT;
-	enum err e = put_header(out, s, vp, p);
 
-	if (e == ERR_OK && msg.n)
-		e = put_body(out, msg);
-	if (e == ERR_OK)
-		e = put_trailers(&tr, st, s, vp, which);
+	put_header(out, s, vp, m);
+	if (msg.n)
+		put_body(out, msg);
+	put_trailers(&tr, st, s, vp, which);
 	/* The parser found the block by git's rules when the patch has
 	 * trailers of its own. */
-	if (e == ERR_OK && tr.n && msg.n && !ends_in_trailers(msg) &&
+	if (tr.n && msg.n && !ends_in_trailers(msg) &&
 	    !(vp->ntrailers && vp->trailers[0].own))
-		e = buf_addc(out, '\n');
-	if (e == ERR_OK)
-		e = put_body(out, buf_str(&tr));
+		buf_addc(out, '\n');
+	put_body(out, buf_str(&tr));
 	buf_free(&tr);
-	if (e == ERR_OK && !str_startswith(diff, "---"))
-		e = buf_adds(out, "---\n");
-	if (e == ERR_OK)
-		e = put_body(out, diff);
+	if (!str_startswith(diff, "---"))
+		buf_adds(out, "---\n");
+	put_body(out, diff);
 	/* A blank line ends each mail, as git format-patch leaves it. */
-	if (e == ERR_OK)
-		e = buf_addc(out, '\n');
-	return e;
+	buf_addc(out, '\n');
 }
 
 enum err
@@ -373,7 +429,7 @@ am_series(struct store *st, const struct config *conf,
 			}
 		}
 		if (e == ERR_OK)
-			e = put_patch(out, st, s, vp, m.patch, which);
+			put_patch(out, st, s, vp, &m, which);
 		arena_free(a);
 	}
 	return e;

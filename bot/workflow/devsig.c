@@ -52,9 +52,9 @@ enum key {
 };
 
 /*
- * Append one part of a key's path to b, as patatt makes it: lower case,
- * every byte but letters, digits and "_.-~" as %XX.  false, with nothing
- * appended that matters, when the part is empty, longer than max, starts
+ * Append '/' and one part of a key's path to b, as patatt makes it: lower
+ * case, every byte but letters, digits and "_.-~" as %XX.  false, with
+ * nothing appended, when the part is empty, longer than max, starts
  * with '.', or holds anything but printable ASCII, or '/' or '\'.
  */
 static bool
@@ -70,17 +70,15 @@ put_part(struct buf *b, const char *p, size_t n, size_t max)
 		if (c <= ' ' || c >= 0x7f || c == '/' || c == '\\')
 			return false;
 	}
+	buf_addc(b, '/');
 	for (i = 0; i < n; i++) {
 		char c = ascii_tolower(p[i]);
-		enum err e;
 
 		if (ascii_isalnum(c) || c == '_' || c == '.' || c == '-' ||
 		    c == '~')
-			e = buf_addc(b, c);
+			buf_addc(b, c);
 		else
-			e = buf_addf(b, "%%%02X", (unsigned char)c);
-		if (e != ERR_OK)
-			return false;
+			buf_addf(b, "%%%02X", (unsigned char)c);
 	}
 	return true;
 }
@@ -97,13 +95,12 @@ key_path(struct arena *a, const char *keyring, const struct patatt_sig *s)
 	if (s->identity == NULL || (at = strchr(s->identity, '@')) == NULL)
 		return NULL;
 	buf_init(&b, PATH_MAX - 1);
-	if (buf_adds(&b, keyring) == ERR_OK &&
-	    buf_adds(&b, "/ed25519/") == ERR_OK &&
-	    put_part(&b, at + 1, strlen(at + 1), DOMAIN_MAX) &&
-	    buf_addc(&b, '/') == ERR_OK &&
+	buf_adds(&b, keyring);
+	buf_adds(&b, "/ed25519");
+	if (put_part(&b, at + 1, strlen(at + 1), DOMAIN_MAX) &&
 	    put_part(&b, s->identity, (size_t)(at - s->identity), PART_MAX) &&
-	    buf_addc(&b, '/') == ERR_OK &&
-	    put_part(&b, s->selector, strlen(s->selector), PART_MAX))
+	    put_part(&b, s->selector, strlen(s->selector), PART_MAX) &&
+	    buf_fits(&b, 0))
 		path = arena_strdup(a, buf_cstr(&b));
 	buf_free(&b);
 	return path;

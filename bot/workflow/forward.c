@@ -224,7 +224,7 @@ diff_and_stat(struct forwarder *fw, const char *from, const char *to, int width,
 
 	if (e == ERR_OK && diff->n &&
 	    (e = diff_parse(fw->a, diff->p, diff->n, &d)) == ERR_OK)
-		e = diff_stat_width(stat, d, width);
+		diff_stat_width(stat, d, width);
 	return e;
 }
 
@@ -375,11 +375,11 @@ patch_mail(struct forwarder *fw, const struct fpatch *f, size_t i, size_t n,
 		    date, sizeof(date), f->c.author_time, f->c.author_tz);
 	if (e == ERR_OK)
 		e = mailout_field_mailbox(&from, "From", &au);
-	for (k = 0; e == ERR_OK && k < from.n; k++)
-		if (from.p[k] != '\r')
-			e = buf_addc(&m->body, from.p[k]);
-	if (e == ERR_OK)
-		e = buf_addf(&m->body,
+	if (e == ERR_OK) {
+		for (k = 0; k < from.n; k++)
+			if (from.p[k] != '\r')
+				buf_addc(&m->body, from.p[k]);
+		buf_addf(&m->body,
 		    "Date: %s\n\n%s%s---\n%s\n%s-- \n"
 		    "patchyard\n",
 		    date, f->c.body,
@@ -387,6 +387,7 @@ patch_mail(struct forwarder *fw, const struct fpatch *f, size_t i, size_t n,
 		        ? "\n"
 		        : "",
 		    buf_cstr(&stat), buf_cstr(&diff));
+	}
 	if (e == ERR_OK &&
 	    snprintf(subject, sizeof(subject), "[PATCH %0*zu/%zu] %s", digits,
 	        i, n, f->c.subject) >= (int)sizeof(subject))
@@ -407,13 +408,14 @@ base_info(struct forwarder *fw, const char *first_parent, struct buf *out)
 {
 	struct gitscan *scan = NULL;
 	size_t i;
-	enum err e = buf_addf(out, "base-commit: %s\n", fw->base);
+	enum err e = ERR_OK;
 
-	if (e == ERR_OK && strcmp(first_parent, fw->base) != 0)
+	buf_addf(out, "base-commit: %s\n", fw->base);
+	if (strcmp(first_parent, fw->base) != 0)
 		e = gitscan_range(fw->r, fw->base, first_parent, &scan);
 	for (i = 0; scan && e == ERR_OK && i < gitscan_count(scan); i++)
 		if (gitscan_at(scan, i)->patch_id[0])
-			e = buf_addf(out, "prerequisite-patch-id: %s\n",
+			buf_addf(out, "prerequisite-patch-id: %s\n",
 			    gitscan_at(scan, i)->patch_id);
 	gitscan_free(scan);
 	return e;
@@ -433,8 +435,8 @@ cover_mail(
 		c[i] = f[i].c;
 	e = diff_and_stat(
 	    fw, f[0].c.parent, f[n - 1].c.id, MAIL_WRAP, &diff, &stat);
-	if (e == ERR_OK)
-		e = buf_addf(&blurb,
+	if (e == ERR_OK) {
+		buf_addf(&blurb,
 		    "The stable queue of %s holds %zu patch%s for %s that "
 		    "%s not been sent before.  Each was posted to %s, "
 		    "reviewed there and proved in the unstable queue before "
@@ -442,19 +444,15 @@ cover_mail(
 		    "list and a Link: to its discussion.",
 		    fw->p->name, n, n == 1 ? "" : "es", fw->p->branch,
 		    n == 1 ? "has" : "have", fw->p->list);
-	if (e == ERR_OK) {
 		buf_adds(&m->body, "Hi,\n\n");
 		wrap(&m->body, buf_cstr(&blurb), 0, 0, MAIL_WRAP);
-		e = buf_addc(&m->body, '\n');
-	}
-	if (e == ERR_OK) {
+		buf_addc(&m->body, '\n');
 		shortlog(&m->body, c, n, true);
-		e = buf_addf(&m->body, "%s\n", buf_cstr(&stat));
+		buf_addf(&m->body, "%s\n", buf_cstr(&stat));
+		e = base_info(fw, f[0].c.parent, &m->body);
 	}
 	if (e == ERR_OK)
-		e = base_info(fw, f[0].c.parent, &m->body);
-	if (e == ERR_OK)
-		e = buf_adds(&m->body, "-- \npatchyard\n");
+		buf_adds(&m->body, "-- \npatchyard\n");
 	if (e == ERR_OK &&
 	    snprintf(subject, sizeof(subject),
 	        "[PATCH %0*d/%zu] %s: the stable queue",
@@ -521,7 +519,7 @@ end_line(struct forwarder *fw, const char *hex, struct buf *out)
 		e = time_fmt_git(
 		    date, sizeof(date), c.committer_time, c.committer_tz);
 	if (e == ERR_OK)
-		e = buf_addf(out, "  %s (%s)\n", c.subject, date);
+		buf_addf(out, "  %s (%s)\n", c.subject, date);
 	return e;
 }
 
@@ -540,30 +538,29 @@ pull_text(
 	size_t n = 0;
 	enum err e = gitlog_merge_base(fw->r, fw->base, tip, mb);
 
-	if (e == ERR_OK)
-		e = buf_addf(
-		    out, "The following changes since commit %s:\n\n", mb);
-	if (e == ERR_OK)
+	if (e == ERR_OK) {
+		buf_addf(out, "The following changes since commit %s:\n\n", mb);
 		e = end_line(fw, mb, out);
-	if (e == ERR_OK)
-		e = buf_addf(out,
+	}
+	if (e == ERR_OK) {
+		buf_addf(out,
 		    "\nare available in the Git repository at:\n\n"
 		    "  %s stable\n\nfor you to fetch changes up to %s:\n\n",
 		    url, tip);
-	if (e == ERR_OK)
 		e = end_line(fw, tip, out);
-	if (e == ERR_OK)
-		e = buf_adds(out,
+	}
+	if (e == ERR_OK) {
+		buf_adds(out,
 		    "\n------------------------------------------------"
 		    "----------------\n");
-	if (e == ERR_OK)
 		e = gitlog_range(fw->r, fw->a, fw->base, tip, &c, &n);
-	if (e == ERR_OK)
+	}
+	if (e == ERR_OK) {
 		shortlog(out, c, n, false);
-	if (e == ERR_OK)
 		e = diff_and_stat(fw, mb, tip, PULL_STAT_WIDTH, &diff, &stat);
+	}
 	if (e == ERR_OK)
-		e = buf_addstr(out, buf_str(&stat));
+		buf_addstr(out, buf_str(&stat));
 	buf_free(&diff);
 	buf_free(&stat);
 	return e;
@@ -597,19 +594,16 @@ forward_pull(struct forwarder *fw, struct fpatch *f, size_t n, size_t *sent)
 	}
 	memset(&m, 0, sizeof(m));
 	m.date = fw->now;
-	e = buf_addf(&greeting,
+	buf_addf(&greeting,
 	    "please pull the stable queue of %s: %zu patch%s, each posted "
 	    "to %s, reviewed there and proved in the unstable queue.",
 	    fw->p->name, n, n == 1 ? "" : "es", fw->p->list);
-	if (e == ERR_OK) {
-		buf_adds(&m.body, "Hi,\n\n");
-		wrap(&m.body, buf_cstr(&greeting), 0, 0, MAIL_WRAP);
-		e = buf_addc(&m.body, '\n');
-	}
+	buf_adds(&m.body, "Hi,\n\n");
+	wrap(&m.body, buf_cstr(&greeting), 0, 0, MAIL_WRAP);
+	buf_addc(&m.body, '\n');
+	e = pull_text(fw, tip, fw->p->push, &m.body);
 	if (e == ERR_OK)
-		e = pull_text(fw, tip, fw->p->push, &m.body);
-	if (e == ERR_OK)
-		e = buf_adds(&m.body, "-- \npatchyard\n");
+		buf_adds(&m.body, "-- \npatchyard\n");
 	if (e == ERR_OK &&
 	    snprintf(subject, sizeof(subject),
 	        "[GIT PULL] %s: the stable queue",
@@ -690,10 +684,10 @@ forward_request(
 	/* "+" marks a request; what follows names who asked. */
 	{
 		struct buf v = BUF_INIT;
-		enum err e = buf_addf(&v, "+%s", actor ? actor : "");
+		enum err e;
 
-		if (e == ERR_OK)
-			e = store_meta_set(st, key, buf_cstr(&v));
+		buf_addf(&v, "+%s", actor ? actor : "");
+		e = store_meta_set(st, key, buf_cstr(&v));
 		buf_free(&v);
 		return e;
 	}

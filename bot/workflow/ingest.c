@@ -521,11 +521,12 @@ archive_link(struct ingest *in, const struct conf_project *p, const char *id)
 	struct buf b = BUF_INIT;
 	const char *r = NULL;
 
-	if (pct &&
-	    buf_add(&b, p->archive, (size_t)(pct - p->archive)) == ERR_OK &&
-	    msgid_urlencode(&b, str_from(id)) == ERR_OK &&
-	    buf_adds(&b, pct + 2) == ERR_OK)
+	if (pct) {
+		buf_add(&b, p->archive, (size_t)(pct - p->archive));
+		msgid_urlencode(&b, str_from(id));
+		buf_adds(&b, pct + 2);
 		r = arena_strdup(in->a, buf_cstr(&b));
+	}
 	buf_free(&b);
 	return r;
 }
@@ -922,8 +923,8 @@ patch_row(struct ingest *in, const struct mail *m, int64_t project,
 	p->author_time = mail_time(in, m);
 	p->author_tz = m->tz;
 	p->patch_id = pt->patch_id[0] ? pt->patch_id : NULL;
-	for (i = 0; i < pt->nfiles && e == ERR_OK; i++)
-		e = buf_addf(&files, "%s%s", i ? "\n" : "", pt->files[i]);
+	for (i = 0; i < pt->nfiles; i++)
+		buf_addf(&files, "%s%s", i ? "\n" : "", pt->files[i]);
 	p->files = arena_strdup(in->a, buf_cstr(&files));
 	buf_free(&files);
 	p->state = "new";
@@ -931,7 +932,7 @@ patch_row(struct ingest *in, const struct mail *m, int64_t project,
 		/* A copy sent again is the same patch: its slug (its place,
 		 * if it may take it, follows in resend_copy()). */
 		p->slug = old->slug;
-	} else if (e == ERR_OK) {
+	} else {
 		e = fresh_slug(in, project, p->title, &p->slug);
 	}
 	return e;

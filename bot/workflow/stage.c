@@ -136,25 +136,21 @@ put_trailers(struct stager *s, struct qpatch *q, const char *msgid)
 			            : strcmp(t[k].value, t[i].value) == 0);
 		if (dup)
 			continue;
-		if (!own && (e = buf_addc(&q->msg, '\n')) == ERR_OK)
+		if (!own) {
+			buf_addc(&q->msg, '\n');
 			own = true;
-		if (e == ERR_OK)
-			e = buf_addf(
-			    &q->msg, "%s: %s\n", t[i].name, t[i].value);
+		}
+		buf_addf(&q->msg, "%s: %s\n", t[i].name, t[i].value);
 	}
 	if (e == ERR_OK && s->p->archive && strstr(s->p->archive, "%s")) {
 		const char *pct = strstr(s->p->archive, "%s");
 
-		e = buf_add(
-		    &link, s->p->archive, (size_t)(pct - s->p->archive));
-		if (e == ERR_OK)
-			e = msgid_urlencode(&link, str_from(msgid));
-		if (e == ERR_OK)
-			e = buf_adds(&link, pct + 2);
-		if (e == ERR_OK && !own)
-			e = buf_addc(&q->msg, '\n');
-		if (e == ERR_OK)
-			e = buf_addf(&q->msg, "Link: %s\n", buf_cstr(&link));
+		buf_add(&link, s->p->archive, (size_t)(pct - s->p->archive));
+		msgid_urlencode(&link, str_from(msgid));
+		buf_adds(&link, pct + 2);
+		if (!own)
+			buf_addc(&q->msg, '\n');
+		buf_addf(&q->msg, "Link: %s\n", buf_cstr(&link));
 	}
 	buf_free(&link);
 	return e;
@@ -240,29 +236,23 @@ make_key(struct qpatch *q)
 	patchid_hex(h, q->key);
 }
 
-static enum err
+static void
 quilt_text(struct qpatch *q, const struct patch *p)
 {
+	/* The body of the commit message, after its subject line. */
+	const char *body = strchr(buf_cstr(&q->msg), '\n');
 	size_t i;
-	enum err e = buf_addf(&q->text, "From: %s%s<%s>\nSubject: %s\n",
-	    q->row.author_name, *q->row.author_name ? " " : "",
-	    q->row.author_email, p->subject);
 
-	if (e == ERR_OK && q->date)
-		e = buf_addf(&q->text, "Date: %s\n", q->date);
-	if (e == ERR_OK) {
-		/* The body of the commit message, after its subject line. */
-		const char *body = strchr(buf_cstr(&q->msg), '\n');
-
-		e = buf_addf(&q->text, "\n%s", body ? body + 1 : "");
-	}
-	if (e == ERR_OK && !str_startswith(buf_str(&q->diff), "---"))
-		e = buf_adds(&q->text, "---\n");
-	if (e == ERR_OK)
-		e = buf_addstr(&q->text, buf_str(&q->diff));
-	for (i = 0; i < q->nfixups && e == ERR_OK; i++)
-		e = buf_add(&q->text, q->fixups[i], q->fixup_len[i]);
-	return e;
+	buf_addf(&q->text, "From: %s%s<%s>\nSubject: %s\n", q->row.author_name,
+	    *q->row.author_name ? " " : "", q->row.author_email, p->subject);
+	if (q->date)
+		buf_addf(&q->text, "Date: %s\n", q->date);
+	buf_addf(&q->text, "\n%s", body ? body + 1 : "");
+	if (!str_startswith(buf_str(&q->diff), "---"))
+		buf_adds(&q->text, "---\n");
+	buf_addstr(&q->text, buf_str(&q->diff));
+	for (i = 0; i < q->nfixups; i++)
+		buf_add(&q->text, q->fixups[i], q->fixup_len[i]);
 }
 
 static enum err
@@ -295,17 +285,16 @@ compose(struct stager *s, int64_t patch_id, struct qpatch *q)
 	body = m.patch->message;
 	while (body.n && body.p[body.n - 1] == '\n')
 		body.n--;
-	e = buf_addf(&q->msg, "%s\n", m.patch->subject);
-	if (e == ERR_OK && body.n)
-		e = buf_addf(&q->msg, "\n%.*s\n", (int)body.n, body.p);
-	if (e == ERR_OK)
-		e = put_trailers(s, q, msgid);
-	if (e == ERR_OK)
-		e = buf_addstr(&q->diff, m.patch->diff);
-	if (e == ERR_OK)
+	buf_addf(&q->msg, "%s\n", m.patch->subject);
+	if (body.n)
+		buf_addf(&q->msg, "\n%.*s\n", (int)body.n, body.p);
+	e = put_trailers(s, q, msgid);
+	if (e == ERR_OK) {
+		buf_addstr(&q->diff, m.patch->diff);
 		e = add_folded(s, q);
+	}
 	if (e == ERR_OK)
-		e = quilt_text(q, m.patch);
+		quilt_text(q, m.patch);
 	make_key(q);
 	return e;
 }

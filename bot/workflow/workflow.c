@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bot/git/gitdiff.h"
 #include "bot/mailout/notify.h"
 #include "bot/workflow/forward.h"
 #include "bot/workflow/trees.h"
 #include "bot/workflow/trust.h"
+#include "bot/workflow/vdiff.h"
 #include "parsers/addr.h"
 #include "storage/store_event.h"
 #include "storage/store_msg.h"
@@ -286,37 +286,26 @@ queue_end(struct workflow *w, const struct target *t, struct store_patch *p,
 	return e;
 }
 
-/* The diff between two versions of a patch, for the "updated" mail
- * (*r stays NULL when there is none to show). */
-static enum err
-interdiff(struct workflow *w, int64_t old_msg, int64_t new_msg, const char **r)
+/* "the code, the description and the trailers": what changed, in words
+ * for the "updated" mail; "" when nothing did. */
+static const char *
+changes(struct arena *a, const struct vdiff *v)
 {
-	struct arena *a = arena_new();
-	struct mail_opts o;
-	struct mail om, nm;
-	struct buf out = BUF_INIT;
-	const char *raw;
-	size_t n;
-	enum err e;
+	const char *what[3];
+	char out[64] = "";
+	size_t n = 0, i;
 
-	*r = NULL;
-	memset(&o, 0, sizeof(o));
-	o.bot_address = w->conf ? w->conf->bot_address : NULL;
-	if ((e = store_msg_raw(w->st, a, old_msg, &raw, &n)) == ERR_OK) {
-		mail_parse(a, raw, n, &o, &om);
-		e = store_msg_raw(w->st, a, new_msg, &raw, &n);
+	if (v->code)
+		what[n++] = "the code";
+	if (v->description)
+		what[n++] = "the description";
+	if (v->trailers)
+		what[n++] = "the trailers";
+	for (i = 0; i < n; i++) {
+		strcat(out, i == 0 ? "" : i + 1 == n ? " and " : ", ");
+		strcat(out, what[i]);
 	}
-	if (e == ERR_OK) {
-		mail_parse(a, raw, n, &o, &nm);
-		if (om.patch && nm.patch &&
-		    gitdiff_text(om.patch->diff.p, om.patch->diff.n,
-		        "old version", nm.patch->diff.p, nm.patch->diff.n,
-		        "new version", &out) == ERR_OK)
-			*r = arena_strdup(w->a, buf_cstr(&out));
-	}
-	buf_free(&out);
-	arena_free(a);
-	return e;
+	return arena_strdup(a, out);
 }
 
 enum err
@@ -326,8 +315,9 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 	const struct conf_project *pr;
 	struct store_series s, os;
 	struct store_event ev;
-	struct notify_kv kv[3];
-	const char *diff, *project;
+	struct notify_kv kv[8];
+	struct vdiff v;
+	const char *project;
 	char ver[16];
 	int64_t ev_id;
 	enum err e;
@@ -346,7 +336,8 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 	    (e = store_patch_update(w->st, p)) ||
 	    (e = store_series_get(w->st, w->a, p->series_id, &s)) ||
 	    (e = store_series_get(w->st, w->a, o->series_id, &os)) ||
-	    (e = interdiff(w, o->message_id, p->message_id, &diff)) ||
+	    (e = vdiff_compare(
+	         w->st, w->a, w->conf, o->message_id, p->message_id, &v)) ||
 	    (e = store_project_get(w->st, p->project_id, &project)))
 		return e;
 	memset(&ev, 0, sizeof(ev));
@@ -363,8 +354,16 @@ workflow_replace_staged(struct workflow *w, struct store_patch *p,
 	if (snprintf(ver, sizeof(ver), "%d", os.version) >= (int)sizeof(ver))
 		return ERR_INTERNAL;
 	kv[0] = (struct notify_kv){ "old_version", ver };
-	kv[1] = (struct notify_kv){ "interdiff", diff };
-	kv[2] = (struct notify_kv){ NULL, NULL };
+	kv[1] = (struct notify_kv){ "interdiff", v.interdiff };
+	kv[2] = (struct notify_kv){ "changes", changes(w->a, &v) };
+	kv[3] = (struct notify_kv){ "unchanged",
+		v.code || v.description || v.trailers ? NULL : "yes" };
+	kv[4] = (struct notify_kv){ "code_changed", v.code ? "yes" : NULL };
+	kv[5] = (struct notify_kv){ "description_changed",
+		v.description ? "yes" : NULL };
+	kv[6] =
+	    (struct notify_kv){ "trailers_changed", v.trailers ? "yes" : NULL };
+	kv[7] = (struct notify_kv){ NULL, NULL };
 	pr = config_project(w->conf, project);
 	return notify_patch(
 	    w->nt, "updated", p->id, ev_id, actor, kv, pr && pr->staging);
@@ -620,8 +619,12 @@ do_fold(struct workflow *w, const struct target *t, const struct who *who,
 	t->p[0].queue_pos = 0;
 	if (e == ERR_OK)
 		e = store_patch_update(w->st, &t->p[0]);
-	if (e == ERR_OK)
-		e = changed(w, t, &into, "updated", who, t->p[0].slug, NULL);
+	if (e == ERR_OK) {
+		struct notify_kv fold[] = { { "folded", t->p[0].slug },
+			{ NULL, NULL } };
+
+		e = changed(w, t, &into, "updated", who, t->p[0].slug, fold);
+	}
 	if (e == ERR_OK)
 		buf_addf(msg, "%s: folded into %s", t->p[0].slug, into.slug);
 	return e;
@@ -1031,7 +1034,23 @@ workflow_local(struct workflow *w, const struct command *c,
 	return e;
 }
 
-/* ---- from a CI over HTTP ---- */
+/* ---- over HTTP ---- */
+
+enum err
+workflow_as(struct workflow *w, const struct command *c, int64_t series,
+    int64_t patch, const char *email, const char *label, struct buf *msg)
+{
+	struct who who = { email, label, 0 };
+	struct target t;
+	enum err e;
+
+	arena_reset(w->a);
+	w->now = time_now();
+	e = load_target(w, series, patch, c->verb == CMD_STAGE && c->arg, &t);
+	if (e == ERR_OK)
+		e = run(w, c, &t, &who, msg);
+	return e;
+}
 
 enum err
 workflow_check(struct workflow *w, const char *email, const char *label,

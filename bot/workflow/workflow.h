@@ -49,6 +49,19 @@ enum err workflow_local(struct workflow *w, const struct command *c,
     struct buf *msg);
 
 /*
+ * One command on patch (of series; 0: the whole series) for someone who
+ * proved who they are other than by mail (a maintainer's API token:
+ * PATCH /api/1.2/patches/ID/): the permission check of a mail from email
+ * (allowed()), then the transitions, events and mails that mail's
+ * command would cause, without a transcript, in the caller's
+ * transaction.  label names them in events and mails.  *msg and the
+ * result as workflow_local().
+ */
+enum err workflow_as(struct workflow *w, const struct command *c,
+    int64_t series, int64_t patch, const char *email, const char *label,
+    struct buf *msg);
+
+/*
  * A test result a CI reported over HTTP (POST /api/checks), recorded as
  * that CI's "#yard check" mail would be: the same permission check (email
  * must be a configured CI address), the same check row (patch k->patch_id

@@ -34,7 +34,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    f->hunks[k].lines.p < text)
 					abort();
 		}
-		(void)diff_stat(&out, d);
+		diff_stat(&out, d);
 	}
 	buf_free(&out);
 	free(text);

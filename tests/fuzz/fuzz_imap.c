@@ -24,7 +24,7 @@ const char *__asan_default_options(void);
 
 /* Under ASan (make check's second pass, and libFuzzer), an allocation
  * above 256 MB is a finding: a literal's announced size must not reach
- * malloc (see LITERAL_MAX in bot/source/imap_tls.c). */
+ * malloc (see LITERAL_MAX in bot/source/imap_guard.c). */
 const char *
 __asan_default_options(void)
 {
@@ -87,8 +87,10 @@ session(const uint8_t *data, size_t size)
 	w = write(sv[1], data, size);
 	(void)w;
 	shutdown(sv[1], SHUT_WR);
-	if (imap_open_plain_fd("imap://fuzz@localhost/INBOX", sv[0], &im, err,
-	        sizeof(err)) != ERR_OK)
+	if (imap_open_fd(
+	        &(struct imap_config){
+	            .url = "imap://fuzz@localhost/INBOX", .timeout = 5 },
+	        sv[0], &im, err, sizeof(err)) != ERR_OK)
 		goto out;
 	(void)imap_uidvalidity(im);
 	(void)imap_has_idle(im);

@@ -137,12 +137,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			int k;
 
 			if (i & 1) {
-				if (packread_keep(r, id, &t, &got, &n) !=
-				    ERR_OK)
+				if (packread_keep(r, id, UINT64_MAX, &t, &got,
+				        &n) != ERR_OK)
 					continue;
 			} else {
-				if (packread_read(r, id, &t, &out, &n) !=
-				    ERR_OK)
+				if (packread_read(r, id, UINT64_MAX, &t, &out,
+				        &n) != ERR_OK)
 					continue;
 				got = out;
 			}

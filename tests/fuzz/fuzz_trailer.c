@@ -37,8 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (t[i].name == NULL || t[i].value == NULL ||
 			    t[i].name[0] != ascii_toupper(t[i].name[0]))
 				abort();
-			if (trailer_format(&b, &t[i]) != ERR_OK)
-				abort();
+			trailer_format(&b, &t[i]);
 			if (!trailer_same(&t[i], &t[i]))
 				abort();
 		}

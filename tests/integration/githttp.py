@@ -2,14 +2,26 @@
 """git's smart HTTP protocol on loopback for patchyard's tests: `git
 http-backend` (CGI) behind Python's http.server, serving the folder
 --root.  Binds 127.0.0.1 on a free port, writes it to --port-file
-(atomically), and serves until SIGTERM."""
-import argparse, os, signal, subprocess, sys
+(atomically), and serves until SIGTERM.
+
+A public-inbox's manifest.js.gz is served as a file when the folder has
+one (404 otherwise).  --every-epoch NAME makes the inbox NAME answer
+for every epoch number, each one its epoch 0: a hostile server."""
+import argparse, os, re, signal, subprocess, sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+    def handle(self):
+        # A client that gives up in the middle (a test's SIGTERM) is no
+        # error of the server's.
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def do_GET(self):
         self.cgi()
@@ -30,8 +42,27 @@ class Handler(BaseHTTPRequestHandler):
         n = int(self.headers.get('Content-Length') or 0)
         return self.rfile.read(n) if n else b''
 
+    def manifest(self, path):
+        f = os.path.join(self.server.root, path.lstrip('/'))
+        if not os.path.isfile(f):
+            self.send_response(404)
+            self.send_header('Content-Length', '0')
+            self.end_headers()
+            return
+        data = open(f, 'rb').read()
+        self.send_response(200)
+        self.send_header('Content-Type', 'application/gzip')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
     def cgi(self):
         path, _, query = self.path.partition('?')
+        if path.endswith('/manifest.js.gz'):
+            return self.manifest(path)
+        for name in self.server.every:
+            path = re.sub(r'^/%s/git/[0-9]+\.git/' % re.escape(name),
+                          '/%s/git/0.git/' % name, path)
         data = self.body()
         env = dict(os.environ, GIT_PROJECT_ROOT=self.server.root, GIT_HTTP_EXPORT_ALL='1',
                    PATH_INFO=path, QUERY_STRING=query, REQUEST_METHOD=self.command,
@@ -65,9 +96,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--root', required=True)
     ap.add_argument('--port-file', required=True)
+    ap.add_argument('--every-epoch', action='append', default=[])
     o = ap.parse_args()
     srv = ThreadingHTTPServer(('127.0.0.1', 0), Handler)
     srv.root = o.root
+    srv.every = o.every_epoch
     signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
     tmp = o.port_file + '.tmp'
     with open(tmp, 'w') as f:

@@ -28,7 +28,11 @@ a running server from 451 to accept:
     hang            accept connections and never say a word
 
 --reject ADDR and --defer ADDR refuse one recipient with 550 or 451 in
-every mode.  --no-8bitmime leaves 8BITMIME out of the EHLO reply (the
+every mode.  --drop-at-mail N closes the connection without a reply when
+the Nth MAIL FROM of the server's life arrives (once: a relay that goes
+away in the middle of a session).  --stats FILE is rewritten (atomically)
+after every connection and MAIL FROM with "connections N", "mails N" and
+"dropped N" lines, so that a test can count the sessions a client opened.  --no-8bitmime leaves 8BITMIME out of the EHLO reply (the
 server still stores whatever bytes it gets: the test reads them).  --auth USER:PASS requires AUTH (PLAIN or LOGIN); a wrong
 password gets 535.  --tls-cert/--tls-key with --starttls offer STARTTLS
 (--require-starttls refuses mail without it) or with --implicit-tls
@@ -91,6 +95,15 @@ class Handler:
     def __init__(self, opts):
         self.opts = opts
         self.maildir = Maildir(opts.maildir)
+        self.connections = 0
+        self.mail_cmds = 0
+        self.dropped = 0
+        self.stats()
+
+    def stats(self):
+        if self.opts.stats:
+            write_atomic(self.opts.stats, "connections %d\nmails %d\ndropped %d\n"
+                         % (self.connections, self.mail_cmds, self.dropped))
 
     def mode(self):
         if self.opts.control:
@@ -152,7 +165,28 @@ def server_uses_tls(server):
 
 class ControlledSMTP(SMTP):
     """aiosmtpd's SMTP with the two DATA faults that need to cut in
-    before the whole mail has been read."""
+    before the whole mail has been read, counting connections and
+    MAIL FROMs, and going away at the MAIL FROM of --drop-at-mail."""
+
+    def connection_made(self, transport):
+        # aiosmtpd calls it again with the TLS transport after STARTTLS:
+        # the same connection.
+        if self.transport is None:
+            self.event_handler.connections += 1
+            self.event_handler.stats()
+        super().connection_made(transport)
+
+    async def smtp_MAIL(self, arg):
+        h = self.event_handler
+        h.mail_cmds += 1
+        drop = h.opts.drop_at_mail and h.mail_cmds == h.opts.drop_at_mail
+        h.dropped += bool(drop)
+        h.stats()
+        if drop:
+            log("dropping the connection at MAIL FROM %d" % h.mail_cmds)
+            self.transport.close()
+            return
+        await super().smtp_MAIL(arg)
 
     async def smtp_DATA(self, arg):
         mode = self.event_handler.mode()
@@ -261,6 +295,8 @@ def main():
     p.add_argument("--require-starttls", action="store_true")
     p.add_argument("--implicit-tls", action="store_true")
     p.add_argument("--timeout", type=float, default=30)
+    p.add_argument("--drop-at-mail", type=int, default=0, metavar="N")
+    p.add_argument("--stats", metavar="FILE")
     opts = p.parse_args()
     if (opts.starttls or opts.implicit_tls) and not \
             (opts.tls_cert and opts.tls_key):

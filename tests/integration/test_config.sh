@@ -39,6 +39,9 @@ cat >"$T/etc/bot.conf" <<'EOF'
 	url = trees/t.git
 [tree "u"]
 	url = https://git.example.org/u.git
+[maintainer "m"]
+	email = m@example.org
+	token-file = m.token
 [ci "c"]
 	email = ci@example.org
 	token-file = ci.token
@@ -64,6 +67,7 @@ if (cd "$T/elsewhere" && "$PATCHYARD" -c ../etc/bot.conf config) >"$T/out" 2>"$T
 	has "$T/out" "	url = $E/trees/t.git"
 	has "$T/out" "	url = https://git.example.org/u.git"
 	has "$T/out" "	token-file = $E/ci.token"
+	has "$T/out" "	token-file = $E/m.token"
 	has "$T/out" "	maildir = $E/spool"
 	has "$T/out" "	public-inbox = https://lore.kernel.org/p"
 	has "$T/out" "	password-file = $E/imap.pass"

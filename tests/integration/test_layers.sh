@@ -13,7 +13,7 @@ bad() {
 copy() {
 	rm -rf "$T/tree"
 	mkdir -p "$T/tree"
-	cp -r util parsers storage bot "$T/tree/"
+	cp -al util parsers storage bot "$T/tree/" # links: cases only add files
 }
 # expect_fail NAME FILE TEXT WORDS: adding FILE with TEXT makes the checker
 # fail with a message that names FILE and holds WORDS.

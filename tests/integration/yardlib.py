@@ -158,10 +158,12 @@ class Yard:
 class Smtpd:
     """tests/integration/smtpd.py on a free loopback port."""
 
-    def __init__(self, tmp, mode='accept', port=0):
+    def __init__(self, tmp, mode='accept', port=0, args=()):
         self.tmp = tmp
         self.control = os.path.join(tmp, 'smtpd.control')
         self.maildir = os.path.join(tmp, 'sink')
+        self.statsfile = os.path.join(tmp, 'smtpd.stats')
+        self.args = list(args)
         self.set_mode(mode)
         self.port = port
         self.proc = None
@@ -176,7 +178,8 @@ class Smtpd:
             os.unlink(pf)
         self.proc = subprocess.Popen(['/usr/bin/python3', os.path.join(HERE, 'smtpd.py'),
                                       '--port', str(self.port), '--port-file', pf,
-                                      '--maildir', self.maildir, '--control', self.control],
+                                      '--maildir', self.maildir, '--control', self.control,
+                                      '--stats', self.statsfile] + self.args,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(200):
             if os.path.exists(pf):
@@ -190,6 +193,13 @@ class Smtpd:
             self.proc.terminate()
             self.proc.wait()
             self.proc = None
+
+    def stats(self):
+        """The server's counts: connections, mails (MAIL FROMs), dropped."""
+        try:
+            return {k: int(v) for k, v in (l.split() for l in open(self.statsfile))}
+        except (OSError, ValueError):
+            return {}
 
     def mails(self):
         out = []

@@ -139,6 +139,7 @@ dump_named(struct buf *b, const struct config *c)
 		for (j = 0; j < m->paths.n; j++)
 			putf(b, "maintainer", m->name, "path", m->paths.v[j]);
 		assert_null(m->paths.v[m->paths.n]);
+		putf(b, "maintainer", m->name, "token-file", m->token_file);
 	}
 	for (i = 0; i < c->ntrees; i++) {
 		putf(b, "tree", c->trees[i].name, "url", c->trees[i].url);

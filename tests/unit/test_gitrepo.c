@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <git2.h>
 
 #include "bot/git/gitremote.h"
 #include "bot/git/gitrepo.h"
@@ -311,6 +312,76 @@ test_stale_ref_lock(void **state)
 	gitrepo_free(r);
 }
 
+/*
+ * An upstream another user owns is read as git reads it with
+ * safe.directory = * (DESIGN.md §10): by path (our own copy of the
+ * branch) and through libgit2's local transport (a tag).  libgit2 alone
+ * refuses both, root included.  Needs root, to give the files away.
+ */
+static void
+test_fetch_from_another_owner(void **state)
+{
+	struct gitrepo *r = NULL;
+	char path[256], url[300], tip[41];
+	char *master;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(gt_sh("cp -a %s/up %s/theirs && "
+	                       "git -C %s/theirs tag v1 master^ && "
+	                       "chown -R 65534:65534 %s/theirs",
+	                     tmp, tmp, tmp, tmp),
+	    0);
+	master = gt_out("git -C %s/up rev-parse master", tmp);
+	assert_non_null(master);
+	snprintf(path, sizeof(path), "%s/owner.git", tmp);
+	snprintf(url, sizeof(url), "%s/theirs", tmp);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	assert_int_equal(gitremote_fetch(r, url, "master", tip), ERR_OK);
+	assert_string_equal(tip, master);
+	assert_int_equal(gitremote_fetch(r, url, "tags/v1", tip), ERR_OK);
+	gitrepo_free(r);
+	free(master);
+}
+
+/*
+ * A $HOME whose .gitconfig cannot be looked at (here a link to itself:
+ * ELOOP, which even root meets; for other users an unreadable folder,
+ * EACCES) stopped libgit2 from opening any repository.  git goes on
+ * without the file, and so do we.
+ */
+static void
+test_home_config_unreadable(void **state)
+{
+	struct gitrepo *r = NULL;
+	char home[256], path[256], *saved = getenv("HOME");
+
+	(void)state;
+	saved = saved ? strdup(saved) : NULL;
+	snprintf(home, sizeof(home), "%s/loophome", tmp);
+	assert_int_equal(
+	    gt_sh("mkdir -p %s && ln -s .gitconfig %s/.gitconfig", home, home),
+	    0);
+	setenv("HOME", home, 1);
+	/* libgit2 looks at $HOME when it starts, or when told to again;
+	 * it may have been started by a test before. */
+	git_libgit2_init();
+	git_libgit2_opts(
+	    GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, NULL);
+	snprintf(path, sizeof(path), "%s/home.git", tmp);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	gitrepo_free(r);
+	assert_int_equal(gitrepo_open(path, &r), ERR_OK);
+	gitrepo_free(r);
+	if (saved)
+		setenv("HOME", saved, 1);
+	git_libgit2_opts(
+	    GIT_OPT_SET_SEARCH_PATH, GIT_CONFIG_LEVEL_GLOBAL, NULL);
+	git_libgit2_shutdown();
+	free(saved);
+}
+
 int
 main(void)
 {
@@ -320,6 +391,8 @@ main(void)
 		cmocka_unit_test(test_fetch_and_refs),
 		cmocka_unit_test(test_push),
 		cmocka_unit_test(test_stale_ref_lock),
+		cmocka_unit_test(test_fetch_from_another_owner),
+		cmocka_unit_test(test_home_config_unreadable),
 	};
 
 	return cmocka_run_group_tests_name("gitrepo", tests, setup, teardown);

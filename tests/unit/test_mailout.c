@@ -208,8 +208,7 @@ test_reply_subject(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		buf_reset(&b);
-		assert_int_equal(
-		    mailout_reply_subject(&b, cases[i][0]), ERR_OK);
+		mailout_reply_subject(&b, cases[i][0]);
 		assert_string_equal(buf_cstr(&b), cases[i][1]);
 	}
 	buf_free(&b);
@@ -544,6 +543,53 @@ test_body_qp(void **state)
 	buf_free(&want);
 }
 
+/* One message, composed into a buffer with the given cap. */
+static enum err
+compose_capped(const struct mailout_msg *m, size_t max, size_t *n)
+{
+	struct buf msg, rcpts = BUF_INIT;
+	enum err e;
+
+	buf_init(&msg, max);
+	e = mailout_compose(m, &msg, &rcpts);
+	*n = msg.n;
+	buf_free(&msg);
+	buf_free(&rcpts);
+	return e;
+}
+
+/*
+ * A message over MAILOUT_MAX_SIZE, or over the smaller cap of the
+ * caller's buffer, is an error, never a message cut short; a
+ * quoted-printable body counts as it is encoded.
+ */
+static void
+test_cap(void **state)
+{
+	struct mailout_msg m = base_msg();
+	char *body = malloc(MAILOUT_MAX_SIZE);
+	size_t i, n, n8, nq;
+
+	(void)state;
+	for (i = 0; i < MAILOUT_MAX_SIZE; i++)
+		body[i] = i % 64 == 63 ? '\n' : 'a';
+	m.body = body;
+	m.body_len = MAILOUT_MAX_SIZE;
+	assert_int_equal(compose_capped(&m, 0, &n), ERR_LIMIT);
+	m.body_len = 1000;
+	assert_int_equal(compose_capped(&m, 0, &n8), ERR_OK);
+	assert_int_equal(compose_capped(&m, n8, &n), ERR_OK);
+	assert_int_equal(n, n8);
+	assert_int_equal(compose_capped(&m, n8 - 1, &n), ERR_LIMIT);
+	/* "=" is three bytes encoded, and a long line is encoded. */
+	memset(body, '=', 1000);
+	assert_int_equal(compose_capped(&m, 0, &nq), ERR_OK);
+	assert_true(nq > n8 + 1500);
+	assert_int_equal(compose_capped(&m, nq, &n), ERR_OK);
+	assert_int_equal(compose_capped(&m, nq - 1, &n), ERR_LIMIT);
+	free(body);
+}
+
 /*
  * The same message for a relay without 8BITMIME: its 8bit body becomes
  * quoted-printable, Python's email package reads the same text from it,
@@ -628,6 +674,7 @@ main(void)
 		cmocka_unit_test(test_rfc2047),
 		cmocka_unit_test(test_body_qp),
 		cmocka_unit_test(test_7bit),
+		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_message_id),
 	};
 

@@ -178,18 +178,12 @@ test_urlencode(void **state)
 	(void)state;
 	/* As public-inbox's mid_escape: '/', '%', '?', '#' and the like are
 	 * escaped; sub-delims, ':' and '@' are not. */
-	assert_int_equal(
-	    msgid_urlencode(&b, STR_LIT("a/b%c?d#e[f]g@h!$&'()*+,;=:-._~")),
-	    ERR_OK);
+	msgid_urlencode(&b, STR_LIT("a/b%c?d#e[f]g@h!$&'()*+,;=:-._~"));
 	assert_string_equal(
 	    buf_cstr(&b), "a%2Fb%25c%3Fd%23e%5Bf%5Dg@h!$&'()*+,;=:-._~");
 	buf_reset(&b);
-	assert_int_equal(
-	    msgid_urlencode(&b, STR_LIT("caf\xc3\xa9\x01")), ERR_OK);
+	msgid_urlencode(&b, STR_LIT("caf\xc3\xa9\x01"));
 	assert_string_equal(buf_cstr(&b), "caf%C3%A9%01");
-	buf_free(&b);
-	buf_init(&b, 4);
-	assert_int_equal(msgid_urlencode(&b, STR_LIT("a/b")), ERR_LIMIT);
 	buf_free(&b);
 }
 

@@ -438,11 +438,13 @@ reads_as(const char *d, const struct obj *v, size_t n)
 
 			if (k % 3 != 0) {
 				assert_int_equal(
-				    packread_keep(pr, v[k].id, &t, &kept, &got),
+				    packread_keep(pr, v[k].id, UINT64_MAX, &t,
+				        &kept, &got),
 				    ERR_OK);
 			} else {
 				assert_int_equal(
-				    packread_read(pr, v[k].id, &t, &data, &got),
+				    packread_read(pr, v[k].id, UINT64_MAX, &t,
+				        &data, &got),
 				    ERR_OK);
 				kept = data;
 			}
@@ -543,6 +545,53 @@ assert_reader_on(const char *config, enum pack_type want)
 	rmtmp(d);
 }
 
+/*
+ * A bound on what may be built: an object above max is ERR_LIMIT, found
+ * from the headers before it is inflated; one whose chain needs a larger
+ * base or delta is too; with the bound at its own size, every other
+ * object reads as git's.
+ */
+static void
+test_reader_max(void **state)
+{
+	char *d, r[4200];
+	struct obj *v;
+	struct packread *pr;
+	size_t n, i, on_larger = 0;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	v = repo_objects(&d, r, sizeof(r), &n);
+	assert_int_equal(packread_open(r, &pr), ERR_OK);
+	for (i = 0; i < n; i++) {
+		enum pack_type t;
+		unsigned char *data = NULL;
+		size_t got;
+		enum err e;
+
+		if (v[i].n > 0)
+			assert_int_equal(packread_read(pr, v[i].id, v[i].n - 1,
+			                     &t, &data, &got),
+			    ERR_LIMIT);
+		assert_null(data);
+		e = packread_read(pr, v[i].id, v[i].n, &t, &data, &got);
+		if (e == ERR_LIMIT) {
+			on_larger++;
+			continue;
+		}
+		assert_int_equal(e, ERR_OK);
+		assert_int_equal(got, v[i].n);
+		assert_memory_equal(data, v[i].data, got);
+		free(data);
+	}
+	/* git makes the smaller objects deltas of the larger ones. */
+	assert_true(on_larger > 10);
+	packread_free(pr);
+	free_objects(v, n);
+	rmtmp(d);
+}
+
 static void
 test_reader_ofs_deltas(void **state)
 {
@@ -580,7 +629,8 @@ test_reader_holds(void **state)
 		size_t got;
 
 		assert_int_equal(
-		    packread_keep(pr, v[i].id, &t, &kept, &got), ERR_OK);
+		    packread_keep(pr, v[i].id, UINT64_MAX, &t, &kept, &got),
+		    ERR_OK);
 		assert_int_equal(got, v[i].n);
 		if (i % 5 == 0) {
 			packread_hold(kept);
@@ -643,7 +693,8 @@ test_reader_leaves(void **state)
 	hex = buf;
 	unhex(hex, id);
 	assert_int_equal(packread_open(r, &pr), ERR_OK);
-	assert_int_equal(packread_read(pr, id, &t, &data, &n), ERR_NOTFOUND);
+	assert_int_equal(
+	    packread_read(pr, id, UINT64_MAX, &t, &data, &n), ERR_NOTFOUND);
 	packread_free(pr);
 	/* Packed, then its .pack cut short: the pack is left out. */
 	run("cd '%s' && echo %.40s | git pack-objects -q objects/pack/pack "
@@ -652,7 +703,8 @@ test_reader_leaves(void **state)
 	    r, hex);
 	assert_int_equal(packread_open(r, &pr), ERR_OK);
 	assert_int_equal(packread_npacks(pr), 0);
-	assert_int_equal(packread_read(pr, id, &t, &data, &n), ERR_NOTFOUND);
+	assert_int_equal(
+	    packread_read(pr, id, UINT64_MAX, &t, &data, &n), ERR_NOTFOUND);
 	packread_free(pr);
 	rmtmp(d);
 }
@@ -792,9 +844,10 @@ test_reader_corrupt(void **state)
 			unsigned char *data = NULL;
 			const unsigned char *kept = NULL;
 			size_t got;
-			enum err e = i % 2
-			    ? packread_keep(pr, v[i].id, &t, &kept, &got)
-			    : packread_read(pr, v[i].id, &t, &data, &got);
+			enum err e = i % 2 ? packread_keep(pr, v[i].id,
+			                         UINT64_MAX, &t, &kept, &got)
+			                   : packread_read(pr, v[i].id,
+			                         UINT64_MAX, &t, &data, &got);
 
 			if (e != ERR_OK) {
 				assert_true(e == ERR_GIT || e == ERR_NOTFOUND);
@@ -929,6 +982,7 @@ main(void)
 		cmocka_unit_test(test_delta_big_copy),
 		cmocka_unit_test(test_obj_parse),
 		cmocka_unit_test(test_idx),
+		cmocka_unit_test(test_reader_max),
 		cmocka_unit_test(test_reader_ofs_deltas),
 		cmocka_unit_test(test_reader_ref_deltas),
 		cmocka_unit_test(test_reader_holds),

@@ -572,6 +572,37 @@ test_limits(void **state)
 	arena_free(a);
 }
 
+/* An in-body header folded over LIMIT_FIELD_SIZE is over a limit, not
+ * a value cut short. */
+static void
+test_inbody_limit(void **state)
+{
+	struct arena *a = arena_new();
+	struct mime_part pt;
+	struct mime mm = { &pt, 1, 0, false };
+	struct patch_in in;
+	struct patch_mailinfo mi;
+	struct buf b = BUF_INIT;
+	size_t lines;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	in.body = &mm;
+	in.from = (struct addr){ "", "a@b.c" };
+	for (lines = 15; lines <= 17; lines++) {
+		buf_reset(&b);
+		buf_adds(&b, "From: Name <n@example.org>\n");
+		while (b.n < lines * 4096)
+			buf_addf(&b, " %4094s\n", "x");
+		buf_adds(&b, "\nMsg.\n---\ndiff --git a/x b/x\n");
+		one_part(&pt, "text/plain", buf_cstr(&b));
+		assert_int_equal(patch_mailinfo(a, &in, 0, &mi),
+		    lines < 16 ? ERR_OK : ERR_LIMIT);
+	}
+	buf_free(&b);
+	arena_free(a);
+}
+
 /* A break but no diff after it: not a patch. */
 static void
 test_no_diff(void **state)
@@ -631,6 +662,7 @@ main(void)
 		cmocka_unit_test(test_parts_read),
 		cmocka_unit_test(test_raw_bytes),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_inbody_limit),
 		cmocka_unit_test(test_no_diff),
 		cmocka_unit_test(test_pull),
 	};

@@ -218,6 +218,25 @@ delivered(char **last)
 	return count;
 }
 
+/* A count the server keeps in its --stats file ("connections", "mails",
+ * "dropped"); -1 when the file or the line is missing. */
+static int
+server_count(const char *what)
+{
+	char file[160], *text, *p;
+	int v = -1;
+
+	snprintf(file, sizeof(file), "%s/stats", dir);
+	if ((text = tu_read_file(file, NULL)) == NULL)
+		return -1;
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (strncmp(p, what, strlen(what)) == 0 &&
+		    p[strlen(what)] == ' ')
+			v = atoi(p + strlen(what) + 1);
+	free(text);
+	return v;
+}
+
 static int
 test_setup(void **state)
 {
@@ -901,6 +920,158 @@ test_no_8bitmime(void **state)
 	smtp_result_free(&r);
 }
 
+/*
+ * One session (DESIGN.md §8): ten mails through one struct smtp go over
+ * one connection, the first opening it and the others using it.
+ */
+static void
+test_one_session(void **state)
+{
+	struct smtp_config c;
+	struct smtp_result r;
+	struct smtp *s = NULL;
+	char stats[160];
+	int i;
+
+	NEED_DEPS();
+	path(stats, sizeof(stats), "stats");
+	unlink(stats);
+	start_server(0, "--stats", stats, NULL);
+	c = relay("smtp", CONF_TLS_NEVER);
+	smtp_result_init(&r);
+	assert_int_equal(smtp_new(&c, &s), ERR_OK);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(
+		    smtp_send(s, FROM, RCPTS, message, message_len, &r),
+		    SMTP_OK);
+		assert_int_equal(r.connects, i == 0 ? 1 : 0);
+		assert_false(r.reconnected);
+	}
+	smtp_free(s);
+	assert_int_equal(delivered(NULL), 10);
+	assert_int_equal(server_count("connections"), 1);
+	assert_int_equal(server_count("mails"), 10);
+	smtp_result_free(&r);
+}
+
+/*
+ * One session over STARTTLS with AUTH: the handshake, the login and the
+ * EHLO after it happen once, and what that EHLO said of 8BITMIME holds
+ * for every mail of the session (8bit as composed when offered,
+ * quoted-printable when not), though later mails see no EHLO at all.
+ */
+static void
+session_tls(bool offer_8bit)
+{
+	char cert[160], key[160], stats[160], *got = NULL;
+	struct smtp_config c;
+	struct smtp_result r;
+	struct smtp *s = NULL;
+	int i;
+
+	path(cert, sizeof(cert), "cert.pem");
+	path(key, sizeof(key), "cert.key");
+	path(stats, sizeof(stats), "stats");
+	unlink(stats);
+	start_server(0, "--stats", stats, "--starttls", "--require-starttls",
+	    "--tls-cert", cert, "--tls-key", key, "--auth", "yard:sesame",
+	    offer_8bit ? NULL : "--no-8bitmime", NULL);
+	c = relay("smtp", CONF_TLS_REQUIRED);
+	c.ca_file = cert;
+	c.user = "yard";
+	c.password = "sesame";
+	smtp_result_init(&r);
+	assert_int_equal(smtp_new(&c, &s), ERR_OK);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(
+		    smtp_send(s, FROM, RCPTS, message, message_len, &r),
+		    SMTP_OK);
+		assert_int_equal(delivered(&got), i + 1);
+		assert_non_null(strstr(got, "X-Smtpd-Tls: yes\r\n"));
+		assert_non_null(strstr(got, "X-Smtpd-Auth: yard\r\n"));
+		assert_true((strstr(got, "J\xc3\xb6rg") != NULL) == offer_8bit);
+		assert_true(
+		    (strstr(got, "quoted-printable") != NULL) == !offer_8bit);
+		free(got);
+		got = NULL;
+	}
+	smtp_free(s);
+	assert_int_equal(server_count("connections"), 1);
+	smtp_result_free(&r);
+}
+
+static void
+test_session_tls_8bit(void **state)
+{
+	NEED_DEPS();
+	session_tls(true);
+}
+
+static void
+test_session_tls_7bit(void **state)
+{
+	NEED_DEPS();
+	session_tls(false);
+}
+
+/*
+ * The relay closes the session's connection at the fifth MAIL FROM,
+ * without a word: that mail goes again at once over a new connection, and
+ * every mail is delivered once.
+ */
+static void
+test_session_dropped(void **state)
+{
+	struct smtp_config c;
+	struct smtp_result r;
+	struct smtp *s = NULL;
+	char stats[160];
+	int i;
+
+	NEED_DEPS();
+	path(stats, sizeof(stats), "stats");
+	unlink(stats);
+	start_server(0, "--stats", stats, "--drop-at-mail", "5", NULL);
+	c = relay("smtp", CONF_TLS_NEVER);
+	smtp_result_init(&r);
+	assert_int_equal(smtp_new(&c, &s), ERR_OK);
+	for (i = 0; i < 10; i++) {
+		assert_int_equal(
+		    smtp_send(s, FROM, RCPTS, message, message_len, &r),
+		    SMTP_OK);
+		assert_int_equal(r.reconnected, i == 4);
+		assert_int_equal(r.connects, i == 0 || i == 4 ? 1 : 0);
+	}
+	smtp_free(s);
+	assert_int_equal(delivered(NULL), 10);
+	assert_int_equal(server_count("dropped"), 1);
+	assert_int_equal(server_count("connections"), 2);
+	smtp_result_free(&r);
+}
+
+/* A connection made for the mail that the relay drops is the mail's own
+ * failure: no second try at once (it waits for its back-off). */
+static void
+test_fresh_connection_dropped(void **state)
+{
+	struct smtp_config c;
+	struct smtp_result r;
+	char stats[160];
+
+	NEED_DEPS();
+	path(stats, sizeof(stats), "stats");
+	unlink(stats);
+	start_server(0, "--stats", stats, "--drop-at-mail", "1", NULL);
+	c = relay("smtp", CONF_TLS_NEVER);
+	smtp_result_init(&r);
+	assert_int_equal(send_one(&c, &r), SMTP_TEMP);
+	assert_false(r.reconnected);
+	assert_false(r.unreachable);
+	assert_int_equal(server_count("connections"), 1);
+	assert_int_equal(delivered(NULL), 0);
+	smtp_result_free(&r);
+}
+
 /* ---- the outbox ---------------------------------------------------------- */
 
 /* A database in the scratch folder with the test mail queued. */
@@ -952,7 +1123,7 @@ test_outbox_busy_after_accept(void **state)
 	struct store *st;
 	struct store_outbox o;
 	struct arena *a = arena_new();
-	unsigned sent, failed, waiting;
+	struct outbox_stats os;
 	int64_t id;
 
 	NEED_DEPS();
@@ -960,14 +1131,13 @@ test_outbox_busy_after_accept(void **state)
 	outbox_conf(&c);
 	st = outbox_db(&id);
 	store_fault_busy(st, "begin", 2);
-	outbox_send(st, &c, false, &sent, &failed, &waiting);
+	outbox_send(st, &c, false, &os);
 	assert_int_equal(delivered(NULL), 1);
 	assert_int_equal(store_outbox_get(st, a, id, &o), ERR_OK);
 	assert_string_equal(o.state, "sent");
 	assert_int_equal(o.attempts, 1);
-	assert_int_equal(
-	    outbox_send(st, &c, true, &sent, &failed, &waiting), ERR_OK);
-	assert_int_equal(sent, 0);
+	assert_int_equal(outbox_send(st, &c, true, &os), ERR_OK);
+	assert_int_equal(os.sent, 0);
 	assert_int_equal(delivered(NULL), 1);
 	store_close(st);
 	arena_free(a);
@@ -982,7 +1152,7 @@ test_outbox_busy_after_tempfail(void **state)
 	struct store *st;
 	struct store_outbox o;
 	struct arena *a = arena_new();
-	unsigned sent, failed, waiting;
+	struct outbox_stats os;
 	int64_t id;
 
 	NEED_DEPS();
@@ -990,12 +1160,99 @@ test_outbox_busy_after_tempfail(void **state)
 	outbox_conf(&c);
 	st = outbox_db(&id);
 	store_fault_busy(st, "begin", 1);
-	assert_int_equal(
-	    outbox_send(st, &c, false, &sent, &failed, &waiting), ERR_BUSY);
+	assert_int_equal(outbox_send(st, &c, false, &os), ERR_BUSY);
 	assert_int_equal(store_outbox_get(st, a, id, &o), ERR_OK);
 	assert_string_equal(o.state, "queued");
 	assert_int_equal(o.attempts, 0);
 	assert_int_equal(delivered(NULL), 0);
+	store_close(st);
+	arena_free(a);
+}
+
+/* n more copies of the test mail queued in st (Message-IDs of their own). */
+static void
+outbox_more(struct store *st, int n)
+{
+	struct store_outbox o;
+	char mid[96];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&o, 0, sizeof(o));
+		snprintf(
+		    mid, sizeof(mid), "%d.more.staged@yard.example.org", i);
+		o.kind = "staged";
+		o.message_id = mid;
+		o.rcpt = RCPTS;
+		o.body = message;
+		o.body_len = message_len;
+		o.state = "queued";
+		o.created = time(NULL);
+		assert_int_equal(store_begin(st), ERR_OK);
+		assert_int_equal(store_outbox_add(st, &o, NULL), ERR_OK);
+		assert_int_equal(store_commit(st), ERR_OK);
+	}
+}
+
+/* A send run of ten mails: one SMTP connection. */
+static void
+test_outbox_one_session(void **state)
+{
+	struct outbox_stats os;
+	struct config c;
+	struct store *st;
+	char stats[160];
+	int64_t id;
+
+	NEED_DEPS();
+	path(stats, sizeof(stats), "stats");
+	unlink(stats);
+	start_server(0, "--stats", stats, "--drop-at-mail", "7", NULL);
+	outbox_conf(&c);
+	st = outbox_db(&id);
+	outbox_more(st, 9);
+	assert_int_equal(outbox_send(st, &c, false, &os), ERR_OK);
+	assert_int_equal(os.sent, 10);
+	assert_int_equal(os.waiting + os.failed, 0);
+	/* The relay dropped it once: one more, and no mail lost. */
+	assert_int_equal(os.connections, 2);
+	assert_int_equal(os.reconnects, 1);
+	assert_int_equal(server_count("connections"), 2);
+	assert_int_equal(delivered(NULL), 10);
+	store_close(st);
+}
+
+/*
+ * A relay out of reach: the run tries once, and every due mail waits
+ * with the reason, tried again after its back-off.
+ */
+static void
+test_outbox_relay_down(void **state)
+{
+	struct outbox_stats os;
+	struct config c;
+	struct store *st;
+	struct store_outbox o;
+	struct arena *a = arena_new();
+	int64_t id;
+
+	NEED_DEPS();
+	srv.port = free_port();
+	outbox_conf(&c);
+	st = outbox_db(&id);
+	outbox_more(st, 4);
+	assert_int_equal(outbox_send(st, &c, false, &os), ERR_OK);
+	assert_int_equal(os.waiting, 5);
+	assert_int_equal(os.sent + os.failed, 0);
+	assert_int_equal(store_outbox_get(st, a, id, &o), ERR_OK);
+	assert_string_equal(o.state, "queued");
+	assert_int_equal(o.attempts, 1);
+	assert_non_null(o.last_error);
+	assert_non_null(strstr(o.last_error, "onnect"));
+	assert_true(o.next_attempt > time(NULL));
+	/* Nothing is due before the back-off. */
+	assert_int_equal(outbox_send(st, &c, false, &os), ERR_OK);
+	assert_int_equal(os.waiting + os.sent, 0);
 	store_close(st);
 	arena_free(a);
 }
@@ -1022,6 +1279,13 @@ main(void)
 		T(test_server_down),
 		T(test_silent_server),
 		T(test_no_8bitmime),
+		T(test_one_session),
+		T(test_session_tls_8bit),
+		T(test_session_tls_7bit),
+		T(test_session_dropped),
+		T(test_fresh_connection_dropped),
+		T(test_outbox_one_session),
+		T(test_outbox_relay_down),
 		T(test_outbox_busy_after_accept),
 		T(test_outbox_busy_after_tempfail),
 #undef T

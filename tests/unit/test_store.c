@@ -68,6 +68,72 @@ test_every_statement_prepares(void **state)
  * by an index: a scan there is a scan of every patch, message or
  * trailer for each patch of the queue (SQL_STAGE_FOLDED was one).
  */
+/* Run sql on a connection of its own to db; the connection is returned
+ * (the caller closes it) so that a transaction can stay open. */
+static sqlite3 *
+raw_exec(sqlite3 *db, const char *file, const char *sql)
+{
+	char *err = NULL;
+
+	if (db == NULL)
+		assert_int_equal(sqlite3_open(file, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fail_msg("%s: %s", sql, err);
+	return db;
+}
+
+/*
+ * Two processes open a database one migration behind (two `ingest`s
+ * right after an upgrade): the one that waited for the write lock while
+ * the other migrated goes on from the version it finds then, instead of
+ * running the migration a second time (which failed: "duplicate column").
+ */
+static void
+test_migration_race(void **state)
+{
+	char file[160];
+	struct store *st;
+	sqlite3 *lock;
+	int status = -1, go[2];
+	pid_t pid;
+	char c;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/race.db", dir);
+	assert_int_equal(store_open(file, STORE_CREATE, &st), ERR_OK);
+	store_close(st);
+	/* One migration behind: the last one (10, issue 45) undone. */
+	assert_int_equal(schema_version(), 10);
+	sqlite3_close(raw_exec(NULL, file,
+	    "DROP TRIGGER search_series_add; DROP TRIGGER search_series_set;"
+	    "DROP TRIGGER search_series_del; DROP TRIGGER search_patch_add;"
+	    "DROP TRIGGER search_patch_set; DROP TRIGGER search_patch_del;"
+	    "DROP TABLE search; PRAGMA user_version=9;"));
+	/* No connection may cross fork(): the child opens its own once
+	 * the parent holds the write lock. */
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* reads version 9, then waits for the lock */
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(2);
+		_exit(store_open(file, STORE_RW, &st) == ERR_OK ? 0 : 1);
+	}
+	close(go[0]);
+	lock = raw_exec(NULL, file, "BEGIN IMMEDIATE;");
+	assert_int_equal(write(go[1], "x", 1), 1);
+	close(go[1]);
+	usleep(300 * 1000);
+	raw_exec(lock, file,
+	    "CREATE VIRTUAL TABLE search USING fts5(series UNINDEXED, title,"
+	    " who, msgid, tokenize = 'unicode61 remove_diacritics 2');"
+	    "PRAGMA user_version=10; COMMIT;");
+	sqlite3_close(lock);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 static void
 test_per_patch_statements_use_indexes(void **state)
 {
@@ -598,6 +664,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_statement_prepares),
+		cmocka_unit_test(test_migration_race),
 		cmocka_unit_test(test_reopen_keeps_schema),
 		cmocka_unit_test(test_message_round_trip),
 		cmocka_unit_test(test_cache_limit),

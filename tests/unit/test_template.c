@@ -48,6 +48,7 @@ fixture_event(void)
 	    "https://lore.example.org/linux-mm/"
 	    "20260301120000.4242-1-jane.hacker@example.com/");
 	template_data_set(d, "queue", "unstable");
+	template_data_set(d, "staging", "yes");
 	return d;
 }
 
@@ -59,11 +60,24 @@ add_event_values(struct template_data *d, const char *variant)
 	if (strcmp(variant, "updated") == 0) {
 		template_data_set(d, "version", "3");
 		template_data_set(d, "old_version", "2");
+		template_data_set(d, "changes", "the code and the description");
+		template_data_set(d, "code_changed", "yes");
+		template_data_set(d, "description_changed", "yes");
 		template_data_set(d, "interdiff",
 		    "--- a/mm/frob.c\n+++ b/mm/frob.c\n"
 		    "@@ -10,7 +10,7 @@ static int frob(struct page *page)\n"
 		    " \tif (!page)\n-\t\treturn 0;\n+\t\treturn -EINVAL;\n"
 		    " \treturn frob_one(page);");
+	} else if (strcmp(variant, "updated-unchanged") == 0) {
+		/* A v3 that only says v3: same code, message and trailers. */
+		template_data_set(d, "version", "3");
+		template_data_set(d, "old_version", "2");
+		template_data_set(d, "unchanged", "yes");
+	} else if (strcmp(variant, "updated-folded") == 0) {
+		template_data_set(d, "folded", "mm-frobnicator-fix.patch");
+	} else if (strcmp(variant, "staged-nostaging") == 0) {
+		/* A project without a staging tree: the mail goes at once. */
+		template_data_set(d, "staging", "");
 	} else if (strcmp(variant, "graduated") == 0) {
 		template_data_set(d, "queue", "stable");
 	} else if (strcmp(variant, "graduated-policy") == 0) {
@@ -204,9 +218,8 @@ check_golden(const char *event, const char *variant)
 	assert_int_equal(template_mail_load(NULL, event, &m), ERR_OK);
 	add_event_values(d, variant);
 	assert_int_equal(template_mail_render(m, d, &subject, &body), ERR_OK);
-	assert_int_equal(buf_addf(&all, "Subject: %s\n\n%s", buf_cstr(&subject),
-	                     buf_cstr(&body)),
-	    ERR_OK);
+	buf_addf(
+	    &all, "Subject: %s\n\n%s", buf_cstr(&subject), buf_cstr(&body));
 	snprintf(path, sizeof(path), FIXTURES "%s.expected", variant);
 	if (getenv("PATCHYARD_UPDATE_GOLDEN")) {
 		FILE *f = fopen(path, "wb");
@@ -232,7 +245,9 @@ static void
 test_golden(void **state)
 {
 	static const char *const cases[][2] = { { "staged", "staged" },
-		{ "updated", "updated" }, { "graduated", "graduated" },
+		{ "staged", "staged-nostaging" }, { "updated", "updated" },
+		{ "updated", "updated-unchanged" },
+		{ "updated", "updated-folded" }, { "graduated", "graduated" },
 		{ "merged", "merged" }, { "merged", "merged-changed" },
 		{ "merged", "merged-forwarded" }, { "dropped", "dropped" },
 		{ "dropped", "dropped-folded" },
@@ -544,6 +559,19 @@ test_limits(void **state)
 	buf_init(&out, 15);
 	assert_int_equal(template_render(t, d, &out), ERR_LIMIT);
 	buf_free(&out);
+	buf_init(&out, 20);
+	assert_int_equal(template_render(t, d, &out), ERR_OK);
+	assert_string_equal(buf_cstr(&out), "01234567890123456789");
+	buf_free(&out);
+	/* An escaped value counts as it is escaped. */
+	template_set_html(t, true);
+	template_data_set(d, "v", "<<<<<");
+	buf_init(&out, 39);
+	assert_int_equal(template_render(t, d, &out), ERR_LIMIT);
+	buf_free(&out);
+	buf_init(&out, 40);
+	assert_int_equal(template_render(t, d, &out), ERR_OK);
+	buf_free(&out);
 	buf_free(&why);
 	template_free(t);
 	template_data_free(d);
@@ -656,6 +684,13 @@ test_mail_subject_one_line(void **state)
 	assert_string_equal(buf_cstr(&s), "Re: a Bcc: x@y z");
 	/* The body keeps the value as it is. */
 	assert_string_equal(buf_cstr(&b), "a\r\nBcc: x@y\t\x01 z \n\n");
+	buf_free(&b);
+	/* Within the cap of the caller's body buffer, or an error. */
+	buf_init(&b, 18);
+	assert_int_equal(template_mail_render(m, d, &s, &b), ERR_OK);
+	buf_free(&b);
+	buf_init(&b, 17);
+	assert_int_equal(template_mail_render(m, d, &s, &b), ERR_LIMIT);
 	buf_free(&s);
 	buf_free(&b);
 	template_data_free(d);
@@ -683,7 +718,7 @@ test_mail_load_override(void **state)
 	struct template_mail *m = NULL;
 	struct template_data *d = fixture_event();
 	struct buf s = BUF_INIT, b = BUF_INIT;
-	char path[128];
+	char path[128], *big;
 
 	(void)state;
 	strcpy(tmpdir, "/tmp/test_template.XXXXXX");
@@ -709,8 +744,18 @@ test_mail_load_override(void **state)
 	assert_null(m);
 	assert_int_equal(template_mail_load(tmpdir, "../x", &m), ERR_CONFIG);
 	assert_int_equal(template_mail_load(NULL, "nosuch", &m), ERR_CONFIG);
+	/* So is a file over TEMPLATE_MAX_SIZE. */
+	big = malloc(TEMPLATE_MAX_SIZE + 2);
+	memset(big, 'x', TEMPLATE_MAX_SIZE + 1);
+	big[TEMPLATE_MAX_SIZE + 1] = '\0';
+	write_file("merged.txt", big);
+	free(big);
+	assert_int_equal(template_mail_load(tmpdir, "merged", &m), ERR_CONFIG);
+	assert_null(m);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/dropped.txt", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/merged.txt", tmpdir);
 	unlink(path);
 	rmdir(tmpdir);
 	buf_free(&s);

@@ -44,7 +44,7 @@ dump(struct buf *b, const struct trailer *t, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		assert_int_equal(trailer_format(b, &t[i]), ERR_OK);
+		trailer_format(b, &t[i]);
 		buf_addc(b, '\n');
 		if (t[i].person.email != NULL)
 			buf_addf(b, "\tperson: %s <%s>\n", t[i].person.name,
@@ -145,12 +145,9 @@ test_same_and_format(void **state)
 	assert_false(trailer_same(&t[3], &t[5]));
 	assert_null(t[3].person.email);
 	buf_init(&b, 0);
-	assert_int_equal(trailer_format(&b, &t[1]), ERR_OK);
+	trailer_format(&b, &t[1]);
 	assert_string_equal(
 	    buf_cstr(&b), "Reviewed-by: Other Name <A@EXAMPLE.ORG>");
-	buf_free(&b);
-	buf_init(&b, 10);
-	assert_int_equal(trailer_format(&b, &t[1]), ERR_LIMIT);
 	buf_free(&b);
 	arena_free(a);
 }

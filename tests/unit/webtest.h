@@ -1,7 +1,7 @@
 /*
  * A database for the tests of the status pages: demo/mails.mbox imported
  * and the v2 series staged by demo/stage.eml, under a config with a CI
- * token, in a temporary folder.
+ * token and a maintainer's ("mia-token"), in a temporary folder.
  */
 #ifndef TESTS_WEBTEST_H
 #define TESTS_WEBTEST_H
@@ -46,15 +46,22 @@ webtest_setup(struct webtest *w)
 		return -1;
 	fputs("\n  sekrit-token \n", f);
 	fclose(f);
+	snprintf(path, sizeof(path), "%s/mia.token", w->dir);
+	if ((f = fopen(path, "w")) == NULL)
+		return -1;
+	fputs("mia-token\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/ci.token", w->dir);
 	snprintf(text, sizeof(text),
 	    "[core]\n\tdatabase = %s\n[bot]\n\taddress = "
 	    "yard@frob.example.org\n"
 	    "[project \"frob\"]\n\tlist = frob@lists.example.org\n"
 	    "\tarchive = https://lists.example.org/frob/%%s/\n"
 	    "[maintainer \"mia\"]\n\temail = mia@frob.example.org\n"
+	    "\ttoken-file = %s/mia.token\n"
 	    "[ci \"lab\"]\n\temail = ci@lab.example.org\n\ttoken-file = %s\n"
 	    "[auth]\n\trequire = none\n",
-	    w->db, path);
+	    w->db, w->dir, path);
 	w->a = arena_new();
 	if (config_parse(w->a, "test.conf", text, strlen(text), &w->conf, &errs,
 	        &nerrs) != ERR_OK)
