@@ -27,6 +27,8 @@ struct store {
 	const char *busy_what; /* store_fault_busy: which statement */
 	unsigned busy_left; /* and how many more times */
 	struct ckpt *ckpt; /* a bulk load's checkpointer (store_ckpt.c) */
+	int64_t data_version; /* store_changed(): as last seen */
+	bool data_version_seen;
 };
 
 /* Log frames between two checkpoints of a bulk load: 128 MB of 8 KB

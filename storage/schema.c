@@ -337,6 +337,59 @@ static const char *const migrations[] = {
 	 * believed only for the source that names it). */
 	("ALTER TABLE message ADD COLUMN auth TEXT;\n"
 	 "ALTER TABLE message ADD COLUMN auth_note TEXT;\n"),
+	/* 10 (issue 45): search by words in any order (DESIGN.md §9):
+	 * an FTS5 index of each series (title, submitter, the Message-IDs
+	 * of its first mail and cover letter; rowid the series id) and of
+	 * each patch (title, author, Message-ID; rowid minus the patch id),
+	 * kept by triggers so that every writer keeps it without knowing.
+	 * A row names its series: the series' contribution is looked up
+	 * when searching, so linking versions needs no update here. */
+	("CREATE VIRTUAL TABLE search USING fts5(series UNINDEXED, title,"
+	 " who, msgid, tokenize = 'unicode61 remove_diacritics 2');\n"
+	 "INSERT INTO search(rowid, series, title, who, msgid)"
+	 " SELECT s.id, s.id, s.title, s.submitter_name || ' ' ||"
+	 " s.submitter_email, (SELECT group_concat(msgid, ' ') FROM message"
+	 " WHERE id IN (s.first_id, s.cover_id)) FROM series s;\n"
+	 "INSERT INTO search(rowid, series, title, who, msgid)"
+	 " SELECT -p.id, p.series_id, p.title, p.author_name || ' ' ||"
+	 " p.author_email, m.msgid FROM patch p"
+	 " JOIN message m ON m.id = p.message_id;\n"
+	 "CREATE TRIGGER search_series_add AFTER INSERT ON series BEGIN"
+	 " INSERT INTO search(rowid, series, title, who, msgid)"
+	 " VALUES(new.id, new.id, new.title, new.submitter_name || ' ' ||"
+	 " new.submitter_email, (SELECT group_concat(msgid, ' ') FROM message"
+	 " WHERE id IN (new.first_id, new.cover_id))); END;\n"
+	 "CREATE TRIGGER search_series_set AFTER UPDATE OF title, first_id,"
+	 " cover_id, submitter_name, submitter_email ON series"
+	 " WHEN old.title IS NOT new.title OR old.first_id IS NOT new.first_id"
+	 " OR old.cover_id IS NOT new.cover_id"
+	 " OR old.submitter_name IS NOT new.submitter_name"
+	 " OR old.submitter_email IS NOT new.submitter_email BEGIN"
+	 " DELETE FROM search WHERE rowid = old.id;"
+	 " INSERT INTO search(rowid, series, title, who, msgid)"
+	 " VALUES(new.id, new.id, new.title, new.submitter_name || ' ' ||"
+	 " new.submitter_email, (SELECT group_concat(msgid, ' ') FROM message"
+	 " WHERE id IN (new.first_id, new.cover_id))); END;\n"
+	 "CREATE TRIGGER search_series_del AFTER DELETE ON series BEGIN"
+	 " DELETE FROM search WHERE rowid = old.id; END;\n"
+	 "CREATE TRIGGER search_patch_add AFTER INSERT ON patch BEGIN"
+	 " INSERT INTO search(rowid, series, title, who, msgid)"
+	 " VALUES(-new.id, new.series_id, new.title, new.author_name || ' ' ||"
+	 " new.author_email, (SELECT msgid FROM message"
+	 " WHERE id = new.message_id)); END;\n"
+	 "CREATE TRIGGER search_patch_set AFTER UPDATE OF series_id, title,"
+	 " author_name, author_email, message_id ON patch"
+	 " WHEN old.series_id IS NOT new.series_id OR old.title IS NOT"
+	 " new.title OR old.author_name IS NOT new.author_name"
+	 " OR old.author_email IS NOT new.author_email"
+	 " OR old.message_id IS NOT new.message_id BEGIN"
+	 " DELETE FROM search WHERE rowid = -old.id;"
+	 " INSERT INTO search(rowid, series, title, who, msgid)"
+	 " VALUES(-new.id, new.series_id, new.title, new.author_name || ' ' ||"
+	 " new.author_email, (SELECT msgid FROM message"
+	 " WHERE id = new.message_id)); END;\n"
+	 "CREATE TRIGGER search_patch_del AFTER DELETE ON patch BEGIN"
+	 " DELETE FROM search WHERE rowid = -old.id; END;\n"),
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -37,6 +37,20 @@
 	" max(state) THEN min(state) ELSE 'partial' END FROM patch"            \
 	" WHERE series_id = s.id AND " PATCH_CURRENT("patch") ")"
 #define WEB_ART "'acked-by', 'reviewed-by', 'tested-by'"
+/* Who gave a trailer: each person counts once per patch. */
+#define WEB_WHO "lower(coalesce(t.email, t.value))"
+/* The test state of series s (DESIGN.md §12): the worst of the latest
+ * result of each context on each patch (or on the whole series), fail
+ * over warning over pending over success; NULL without checks.  A newer
+ * success of one context hides no failure of another. */
+#define WEB_TEST_STATE                                                         \
+	"(SELECT CASE max(r) WHEN 4 THEN 'fail' WHEN 3 THEN 'warning'"         \
+	" WHEN 2 THEN 'pending' WHEN 1 THEN 'success' END FROM"                \
+	" (SELECT CASE k.state WHEN 'fail' THEN 4 WHEN 'warning' THEN 3"       \
+	" WHEN 'pending' THEN 2 ELSE 1 END AS r, row_number() OVER"            \
+	" (PARTITION BY k.context, coalesce(k.patch_id, 0)"                    \
+	" ORDER BY k.time DESC, k.id DESC) AS latest FROM checks k"            \
+	" WHERE k.series_id = s.id) WHERE latest = 1)"
 #define TEST_COLS                                                              \
 	"id, project_id, coalesce(patch_id, 0), commit_hex, tree_hex,"         \
 	" base_hex, command, purpose, state, forced, stale,"                   \
@@ -98,6 +112,10 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_MSG_COPIES] = "SELECT id FROM message WHERE msgid = :msgid"
 	                   " ORDER BY id",
 	[SQL_MSG_GET] = "SELECT " MSG_COLS " FROM message WHERE id = :id",
+	[SQL_MSG_OF_CONTRIB] = "SELECT " MSG_COLS " FROM message"
+	                       " WHERE series_id IN (SELECT id FROM series"
+	                       " WHERE contribution_id = :contribution)"
+	                       " ORDER BY date, id",
 	[SQL_MSG_ADD] =
 	    "INSERT INTO message(msgid, project_id, kind, flags, hash, date,"
 	    " from_name, from_email, subject, parent_msgid, size, series_id,"
@@ -265,15 +283,23 @@ static const char *const text[SQL_COUNT] = {
 	    " WHERE p.series_id = :series ORDER BY p.number, p.id",
 	[SQL_READ_TRAILERS_OF] =
 	    "SELECT t.name, t.value, m.msgid, t.verified, t.email, t.own,"
-	    " m.auth, m.auth_note FROM trailer t JOIN message m ON m.id = "
-	    "t.message_id"
+	    " m.auth, m.auth_note, m.id, m.from_name, m.from_email"
+	    " FROM trailer t JOIN message m ON m.id = t.message_id"
 	    " WHERE t.patch_id = :patch OR (t.patch_id IS NULL AND"
 	    " t.series_id = :series) ORDER BY t.own DESC, t.message_id, t.id",
 	[SQL_READ_EVENTS_OF] =
-	    "SELECT e.time, e.kind, e.actor, e.detail, m.msgid, p.slug"
+	    "SELECT e.time, e.kind, e.actor, e.detail, m.msgid, p.slug, e.id,"
+	    " coalesce(e.message_id, 0), coalesce(e.series_id, p.series_id, 0),"
+	    " coalesce(e.patch_id, 0)"
 	    " FROM event e LEFT JOIN message m ON m.id = e.message_id"
 	    " LEFT JOIN patch p ON p.id = e.patch_id"
 	    " WHERE e.contribution_id = :contribution ORDER BY e.id",
+	[SQL_WEB_PLACE] =
+	    "SELECT s.contribution_id, m.series_id, coalesce(m.patch_id, 0),"
+	    " m.kind, m.id FROM message m JOIN series s ON s.id = m.series_id"
+	    " WHERE m.msgid = :msgid AND (m.flags & 2) = 0"
+	    " ORDER BY m.id LIMIT 1",
+	[SQL_DATA_VERSION] = "PRAGMA data_version",
 	[SQL_READ_MSG_CONTRIB] =
 	    "SELECT s.contribution_id, m.series_id, coalesce(m.patch_id, 0),"
 	    " m.kind FROM message m JOIN series s ON s.id = m.series_id"
@@ -377,12 +403,13 @@ static const char *const text[SQL_COUNT] = {
 	 * state as storage/store_read.c's series_state() computes it, the
 	 * patch count one copy per number, A/R/T of the newest series
 	 * (distinct per patch and person, superseded copies left out)
-	 * packed as acks << 40 | reviews << 20 | tests, the latest check
-	 * of the newest series.  Only rows on the page compute the
-	 * subqueries; activity is the index order.  A state filter first
-	 * asks the patch_state index which series hold a patch in that
-	 * state, so that a rare state does not cost a state computation
-	 * per contribution. */
+	 * packed as acks << 40 | reviews << 20 | tests, the test state
+	 * (WEB_TEST_STATE), the number of series.  Only rows on the page
+	 * compute the subqueries; activity is the index order.  A state
+	 * filter first asks the patch_state index which series hold a
+	 * patch in that state, so that a rare state does not cost a state
+	 * computation per contribution.  q is an FTS5 query of the
+	 * search index (migration 10), built by store_web.c. */
 	[SQL_WEB_SUMMARY] =
 	    "SELECT c.id, coalesce(pr.name, ''), s.id, s.title,"
 	    " s.submitter_name, s.submitter_email, s.version, s.expected,"
@@ -394,15 +421,15 @@ static const char *const text[SQL_COUNT] = {
 	    " (SELECT coalesce((min(sum(n = 'acked-by'), 1048575) << 40) |"
 	    " (min(sum(n = 'reviewed-by'), 1048575) << 20) |"
 	    " min(sum(n = 'tested-by'), 1048575), 0) FROM"
-	    " (SELECT lower(t.name) AS n, t.patch_id, lower(t.value)"
+	    " (SELECT lower(t.name) AS n, t.patch_id, " WEB_WHO
 	    " FROM patch p JOIN trailer t ON t.patch_id = p.id"
 	    " WHERE p.series_id = s.id AND p.state != 'superseded'"
 	    " AND lower(t.name) IN (" WEB_ART ")"
-	    " UNION SELECT lower(t.name), 0, lower(t.value) FROM trailer t"
+	    " UNION SELECT lower(t.name), 0, " WEB_WHO " FROM trailer t"
 	    " WHERE t.patch_id IS NULL AND t.series_id = s.id"
 	    " AND lower(t.name) IN (" WEB_ART "))),"
-	    " (SELECT k.state FROM checks k WHERE k.series_id = s.id"
-	    " ORDER BY k.time DESC, k.id DESC LIMIT 1)"
+	    " " WEB_TEST_STATE ","
+	    " (SELECT count(*) FROM series WHERE contribution_id = c.id)"
 	    " FROM contribution c JOIN series s ON s.id = c.newest_series_id"
 	    " LEFT JOIN project pr ON pr.id = c.project_id"
 	    " WHERE c.activity >= :since"
@@ -413,7 +440,9 @@ static const char *const text[SQL_COUNT] = {
 	    " (instr(:submitter, '@') = 0 AND (instr(lower(s.submitter_name),"
 	    " lower(:submitter)) > 0 OR instr(lower(s.submitter_email),"
 	    " lower(:submitter)) > 0)))"
-	    " AND (:q IS NULL OR instr(lower(s.title), lower(:q)) > 0)"
+	    " AND (:q IS NULL OR c.id IN (SELECT qs.contribution_id"
+	    " FROM search JOIN series qs ON qs.id = search.series"
+	    " WHERE search MATCH :q))"
 	    " AND (:state IS NULL OR :state IN ('new', 'partial') OR"
 	    " c.newest_series_id IN (SELECT series_id FROM patch"
 	    " WHERE state = :state))"
@@ -642,17 +671,14 @@ static const char *const text[SQL_COUNT] = {
 	    "SELECT pos FROM import_pos WHERE source > :lo AND source < :hi"
 	    " ORDER BY length(source) DESC, source DESC LIMIT 1",
 	[SQL_STATUS_MESSAGES] = "SELECT count(*) FROM message",
-	/* A contribution's state as show computes it: its newest series'
-	 * patches' common state, "partial" when they differ. */
+	/* A contribution's state as show and the pages compute it (the
+	 * same WEB_STATE over the same rows as SQL_WEB_SUMMARY): its newest
+	 * series' patches' common state, "partial" when they differ, an
+	 * older copy of a patch sent again left out. */
 	[SQL_STATUS_STATES] =
-	    "SELECT st, count(*) FROM (SELECT CASE"
-	    " WHEN count(p.id) = 0 THEN 'new'"
-	    " WHEN min(p.state) = max(p.state) THEN min(p.state)"
-	    " ELSE 'partial' END AS st FROM contribution c"
-	    " LEFT JOIN patch p ON p.series_id = coalesce(c.newest_series_id,"
-	    " (SELECT s.id FROM series s WHERE s.contribution_id = c.id"
-	    " ORDER BY s.version DESC, s.date DESC, s.id DESC LIMIT 1))"
-	    " GROUP BY c.id) GROUP BY st ORDER BY st",
+	    "SELECT st, count(*) FROM (SELECT " WEB_STATE " AS st"
+	    " FROM contribution c JOIN series s ON s.id = c.newest_series_id)"
+	    " GROUP BY st ORDER BY st",
 	[SQL_STATUS_OUTBOX] =
 	    "SELECT coalesce(sum(state = 'queued' AND next_attempt <= :now), "
 	    "0),"

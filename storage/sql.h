@@ -8,6 +8,7 @@ enum sql_id {
 	SQL_COMMIT,
 	SQL_ROLLBACK,
 	SQL_USER_VERSION,
+	SQL_DATA_VERSION,
 	SQL_META_GET,
 	SQL_META_SET,
 	SQL_PROJECT_GET,
@@ -19,6 +20,7 @@ enum sql_id {
 	SQL_MSG_FIND,
 	SQL_MSG_COPIES,
 	SQL_MSG_GET,
+	SQL_MSG_OF_CONTRIB,
 	SQL_MSG_ADD,
 	SQL_RAW_ADD,
 	SQL_RAW_GET,
@@ -105,6 +107,7 @@ enum sql_id {
 	SQL_WEB_STAMPS,
 	SQL_WEB_PATCH,
 	SQL_WEB_PREDECESSORS,
+	SQL_WEB_PLACE,
 	/* patchwork's REST API and public-inbox's URLs (storage/store_pw.c) */
 	SQL_PW_PROJECTS,
 	SQL_PW_PATCHES,

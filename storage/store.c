@@ -485,6 +485,24 @@ store_snapshot_end(struct store *st)
 }
 
 enum err
+store_changed(struct store *st, bool *changed)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_DATA_VERSION);
+	enum err e = db_row(st, s, "data_version");
+
+	*changed = true;
+	if (e == ERR_OK) {
+		int64_t v = db_col_int(s, 0);
+
+		*changed = !st->data_version_seen || v != st->data_version;
+		st->data_version = v;
+		st->data_version_seen = true;
+	}
+	sqlite3_reset(s);
+	return e;
+}
+
+enum err
 store_commit(struct store *st)
 {
 	enum err e = db_exec(st, db_stmt(st, SQL_COMMIT), "commit");

@@ -68,6 +68,13 @@ bool store_in_tx(const struct store *st);
  */
 enum err store_snapshot(struct store *st);
 void store_snapshot_end(struct store *st);
+/*
+ * Whether another connection has committed since this one last asked
+ * (true the first time): what a cache of pages built from the database
+ * asks.  Inside a snapshot, the answer is about that snapshot (the
+ * call starts it when no read has yet).
+ */
+enum err store_changed(struct store *st, bool *changed);
 
 /*
  * For tests of error paths: the nth statement step from now fails as an

@@ -87,6 +87,22 @@ store_msg_get(
 	return one(st, a, s, out, "message get");
 }
 
+static void
+list_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	read_row(a, s, p);
+}
+
+enum err
+store_msg_of_contrib(struct store *st, struct arena *a, int64_t contribution,
+    struct store_msg **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_MSG_OF_CONTRIB);
+
+	db_bind_int(s, ":contribution", contribution);
+	return db_rows(st, a, s, sizeof(**out), list_row, (void **)out, n);
+}
+
 enum err
 store_msg_add(struct store *st, const struct store_msg *m,
     const char *parent_msgid, const char *raw, size_t n, int64_t *id)

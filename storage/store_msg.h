@@ -41,6 +41,11 @@ enum err store_msg_copies(
     struct store *st, const char *msgid, int64_t **ids, size_t *n);
 enum err store_msg_get(
     struct store *st, struct arena *a, int64_t id, struct store_msg *out);
+/* Every mail placed in a contribution's series (covers, patches,
+ * replies, the bot's), by date, then as stored: the status page's
+ * discussion.  Strings in a. */
+enum err store_msg_of_contrib(struct store *st, struct arena *a,
+    int64_t contribution, struct store_msg **out, size_t *n);
 /* Insert m (its id ignored; series and patch 0 when not known yet) with
  * its raw bytes. */
 enum err store_msg_add(struct store *st, const struct store_msg *m,

@@ -28,6 +28,9 @@ trailer_row(struct arena *a, sqlite3_stmt *s, void *p)
 	t->own = db_col_int(s, 5) != 0;
 	t->auth = db_col_arena(a, s, 6);
 	t->auth_note = db_col_arena(a, s, 7);
+	t->message_row = db_col_int(s, 8);
+	t->from_name = db_col_arena(a, s, 9);
+	t->from_email = db_col_arena(a, s, 10);
 }
 
 static void
@@ -84,6 +87,10 @@ event_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->detail = db_col_arena(a, s, 3);
 	v->message_id = db_col_arena(a, s, 4);
 	v->slug = db_col_arena(a, s, 5);
+	v->id = db_col_int(s, 6);
+	v->message_row = db_col_int(s, 7);
+	v->series_id = db_col_int(s, 8);
+	v->patch_id = db_col_int(s, 9);
 }
 
 /* A series' state is its patches' when they share one, else partial;

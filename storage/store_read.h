@@ -23,6 +23,9 @@ struct view_trailer {
 	bool own;
 	const char *auth; /* how its mail authenticated, or NULL */
 	const char *auth_note; /* why not, or NULL */
+	int64_t message_row; /* the mail that gave it */
+	const char *from_name; /* and who sent that mail */
+	const char *from_email;
 };
 
 struct view_patch {
@@ -74,6 +77,10 @@ struct view_event {
 	const char *detail;
 	const char *message_id;
 	const char *slug;
+	int64_t id;
+	int64_t message_row; /* 0: none */
+	int64_t series_id; /* its own, else its patch's; 0: none */
+	int64_t patch_id; /* 0: none */
 };
 
 struct view_contrib {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "storage/db.h"
+#include "util/ascii.h"
 
 /* A project's id without creating it. */
 static enum err
@@ -41,6 +42,52 @@ summary_row(struct arena *a, sqlite3_stmt *s, void *p)
 	v->reviews = (int)(art >> 20 & 0xfffff);
 	v->tests = (int)(art & 0xfffff);
 	v->test_state = db_col_arena(a, s, 13);
+	v->series_count = (int)db_col_int(s, 14);
+}
+
+/* Does the word hold something the index's tokenizer keeps (unicode61:
+ * letters and digits; every byte of a non-ASCII character counts)? */
+static bool
+word_has_token(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ascii_isalnum(p[i]) || (unsigned char)p[i] >= 0x80)
+			return true;
+	return false;
+}
+
+void
+store_web_match(const char *q, struct buf *out)
+{
+	const char *p = q;
+
+	while (*p) {
+		size_t n;
+
+		while (*p && ascii_isspace(*p))
+			p++;
+		for (n = 0; p[n] && !ascii_isspace(p[n]); n++)
+			;
+		if (n && word_has_token(p, n)) {
+			size_t i;
+
+			if (out->n)
+				buf_addc(out, ' ');
+			/* A string in double quotes is a phrase of the
+			 * word's tokens, whatever it holds ("" is a quote);
+			 * the star makes its last token a prefix. */
+			buf_addc(out, '"');
+			for (i = 0; i < n; i++) {
+				if (p[i] == '"')
+					buf_addc(out, '"');
+				buf_addc(out, p[i]);
+			}
+			buf_adds(out, "\"*");
+		}
+		p += n;
+	}
 }
 
 enum err
@@ -48,6 +95,7 @@ store_web_summaries(struct store *st, struct arena *a,
     const struct store_filter *f, struct store_summary **out, size_t *n,
     bool *more)
 {
+	struct buf match = BUF_INIT;
 	sqlite3_stmt *s;
 	int64_t project = 0;
 	enum err e;
@@ -55,13 +103,19 @@ store_web_summaries(struct store *st, struct arena *a,
 	*out = NULL;
 	*n = 0;
 	*more = false;
+	if (f->q && *f->q) {
+		/* Words none of which the index keeps match nothing. */
+		store_web_match(f->q, &match);
+		if (match.n == 0)
+			return ERR_OK;
+	}
 	if (f->project && *f->project) {
 		/* An unknown project selects nothing, not everything. */
 		e = project_find(st, f->project, &project);
-		if (e == ERR_NOTFOUND)
-			return ERR_OK;
-		if (e != ERR_OK)
-			return e;
+		if (e != ERR_OK) {
+			buf_free(&match);
+			return e == ERR_NOTFOUND ? ERR_OK : e;
+		}
 	}
 	s = db_stmt(st, SQL_WEB_SUMMARY);
 	db_bind_int(s, ":since", f->since > 0 ? f->since : INT64_MIN);
@@ -69,7 +123,7 @@ store_web_summaries(struct store *st, struct arena *a,
 	db_bind_int(s, ":id", f->id);
 	db_bind_text(s, ":submitter",
 	    f->submitter && *f->submitter ? f->submitter : NULL);
-	db_bind_text(s, ":q", f->q && *f->q ? f->q : NULL);
+	db_bind_text(s, ":q", match.n ? buf_cstr(&match) : NULL);
 	db_bind_text(s, ":state", f->state && *f->state ? f->state : NULL);
 	/* One row more than the page tells whether another page follows. */
 	db_bind_int(s, ":limit", f->limit ? (int64_t)f->limit + 1 : -1);
@@ -79,6 +133,7 @@ store_web_summaries(struct store *st, struct arena *a,
 		*n = f->limit;
 		*more = true;
 	}
+	buf_free(&match);
 	return e;
 }
 
@@ -194,4 +249,24 @@ store_web_predecessors(struct store *st, struct arena *a, int64_t series,
 
 	db_bind_int(s, ":series", series);
 	return db_rows(st, a, s, sizeof(**out), pred_row, (void **)out, n);
+}
+
+enum err
+store_web_place(struct store *st, struct arena *a, const char *msgid,
+    struct store_web_place *out)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_WEB_PLACE);
+	enum err e;
+
+	memset(out, 0, sizeof(*out));
+	db_bind_text(s, ":msgid", msgid);
+	if ((e = db_row(st, s, "message place")) == ERR_OK) {
+		out->contribution = db_col_int(s, 0);
+		out->series = db_col_int(s, 1);
+		out->patch = db_col_int(s, 2);
+		out->kind = db_col_arena(a, s, 3);
+		out->message_row = db_col_int(s, 4);
+	}
+	sqlite3_reset(s);
+	return e;
 }

@@ -14,6 +14,7 @@
 #include "parsers/model.h"
 #include "storage/store.h"
 #include "util/arena.h"
+#include "util/buf.h"
 
 /* Which contributions, and which page of them.  Zeroed: all. */
 struct store_filter {
@@ -22,7 +23,10 @@ struct store_filter {
 	const char *state; /* as docs/DESIGN.md §3, or "partial" */
 	const char *submitter; /* an address (exact, any case), else a
 	                          part of the name or address */
-	const char *q; /* a part of the title (ASCII case folded) */
+	const char *q; /* words, in any order, each the start of a word of
+	                  a title (of the contribution or a patch), of a
+	                  submitter's or author's name or address, or of a
+	                  Message-ID (the search index; DESIGN.md §9) */
 	int64_t since; /* last activity at or after; 0: any */
 	size_t offset;
 	size_t limit; /* 0: no limit */
@@ -42,8 +46,12 @@ struct store_summary {
 	enum model_state state;
 	int64_t posted; /* the newest series' "posted" event */
 	int64_t last_activity;
-	int acks, reviews, tests; /* Acked-by, Reviewed-by, Tested-by */
-	const char *test_state; /* the latest check's, or NULL */
+	int acks, reviews, tests; /* Acked-by, Reviewed-by, Tested-by,
+	                             each person once per patch */
+	/* The worst of the latest result of each context on each patch:
+	 * fail, warning, pending, success; NULL without checks. */
+	const char *test_state;
+	int series_count; /* versions and copies of the series */
 };
 
 /*
@@ -53,6 +61,14 @@ struct store_summary {
 enum err store_web_summaries(struct store *st, struct arena *a,
     const struct store_filter *f, struct store_summary **out, size_t *n,
     bool *more);
+
+/*
+ * The FTS5 query of the search words q (struct store_filter's q)
+ * appended to out: each blank-separated word a phrase of its tokens
+ * whose last one is a prefix, all of them required.  Nothing is
+ * appended for words without a letter or digit.
+ */
+void store_web_match(const char *q, struct buf *out);
 
 /* Project names, sorted (for the filter form). */
 enum err store_web_projects(
@@ -101,5 +117,20 @@ struct store_web_pred {
 };
 enum err store_web_predecessors(struct store *st, struct arena *a,
     int64_t series, struct store_web_pred **out, size_t *n);
+
+/* Where a mail is shown: the contribution, series and patch it is
+ * placed in (patch 0: about the whole series), its kind ("patch",
+ * "cover", "reply", ...) and row. */
+struct store_web_place {
+	int64_t contribution;
+	int64_t series;
+	int64_t patch;
+	const char *kind;
+	int64_t message_row;
+};
+/* The place of the first stored mail with this Message-ID (one reusing
+ * another's is never placed); ERR_NOTFOUND when none is placed. */
+enum err store_web_place(struct store *st, struct arena *a, const char *msgid,
+    struct store_web_place *out);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Room bot/web: the status pages, JSON API, mbox and Atom feed.
  *
- * The status pages, JSON API, mbox and Atom feed (docs/DESIGN.md §9), as one
+ * The status pages, JSON API, mbox and Atom feed (DESIGN.md §9), as one
  * router from a request to a response that knows nothing of sockets:
  * `patchyard serve` (bot/web/websrv.c, libmicrohttpd) and `patchyard
  * publish` (bot/web/webpub.c, static files) both call web_handle().
@@ -43,6 +43,9 @@
 #define WEB_MAX_URL 4096
 /* A check's JSON body: context, URL and description are short. */
 #define WEB_MAX_BODY (64 * 1024)
+/* What the pages compute once and keep in memory (interdiffs): their
+ * inputs never change, so only room bounds it. */
+#define WEB_MEMO_BYTES (32u * 1024 * 1024)
 /* Page sizes of the API, as docs/DESIGN.md §9 says. */
 #define WEB_PER_PAGE 50
 #define WEB_MAX_PER_PAGE 500
@@ -84,6 +87,11 @@ struct web_req {
 	bool static_site;
 	const char *root; /* "/" or "../../": prefix of every local link */
 	int64_t now;
+	/* serve: the conditional headers, and whether the client accepts
+	 * a gzip body (bot/web/webcache.c). */
+	const char *if_none_match;
+	const char *if_modified_since;
+	bool gzip;
 };
 
 struct web_resp {
@@ -94,6 +102,11 @@ struct web_resp {
 	char *link; /* Link: rel="next", rel="prev" */
 	char *disposition; /* Content-Disposition, or NULL */
 	const char *allow; /* 405: Allow */
+	/* serve (bot/web/webcache.c): */
+	const char *encoding; /* Content-Encoding, or NULL */
+	char *etag; /* ETag, quoted, or NULL */
+	int64_t modified; /* Last-Modified, 0: none */
+	bool vary; /* Vary: Accept-Encoding */
 };
 
 /*

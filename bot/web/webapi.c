@@ -85,9 +85,9 @@ webapi_contributions(struct web *w, struct store *st, const struct web_req *rq,
 	struct store_filter f;
 	struct buf q = BUF_INIT;
 	struct json j;
-	const char *why = NULL;
+	const char *why = NULL, *v;
 	size_t n = 0, i, page;
-	bool more = false;
+	bool more = false, expand;
 	enum err e;
 
 	if (!web_filter(a, rq, &f, &page, WEB_PER_PAGE, &why)) {
@@ -95,16 +95,37 @@ webapi_contributions(struct web *w, struct store *st, const struct web_req *rq,
 		goto out;
 	}
 	e = store_web_summaries(st, a, &f, &sum, &n, &more);
+	v = rq->arg(rq->cls, "expand");
+	if (v && *v && strcmp(v, "series") != 0) {
+		webapi_error(rs, 400, "expand: series or nothing");
+		goto out;
+	}
+	expand = v && *v;
 	json_init(&j, &rs->body, false);
 	json_arr_begin(&j);
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		struct view_contrib c;
+		char path[64];
 
-		arena_reset(ca);
-		if ((e = store_read_contrib(st, ca, sum[i].id, false, &c)))
-			break;
 		json_obj_begin(&j);
-		show_json_contrib_fields(&j, &c, false);
+		if (expand) {
+			/* list --json's objects, every series and patch in. */
+			arena_reset(ca);
+			if ((e = store_read_contrib(
+			         st, ca, sum[i].id, false, &c)) != ERR_OK)
+				break;
+			show_json_contrib_fields(&j, &c, false);
+		} else {
+			/* Counts: the detail URL has the rest. */
+			show_json_summary_head(&j, &sum[i]);
+			snprintf(path, sizeof(path),
+			    rq->static_site ? "api/contributions/%" PRId64
+			                      ".json"
+			                    : "api/contributions/%" PRId64,
+			    sum[i].id);
+			json_key(&j, "url");
+			json_str(&j, web_abs(w, a, rq, path));
+		}
 		show_json_summary_fields(&j, &sum[i]);
 		json_obj_end(&j);
 	}
@@ -121,6 +142,8 @@ webapi_contributions(struct web *w, struct store *st, const struct web_req *rq,
 			buf_addf(&q, "since=%s&", iso);
 	}
 	filter_query(&f, &q);
+	if (expand)
+		buf_adds(&q, "expand=series&");
 	link_header(rs, web_abs(w, a, rq, "api/contributions"), &q, page,
 	    f.limit, page > 1, more);
 out:

@@ -79,15 +79,14 @@ moved(struct web *w, struct arena *a, const struct web_req *rq,
 	buf_adds(&rs->body, "Found\n");
 }
 
-/* The page of a stored Message-ID: its contribution (its patch as the
- * fragment). */
+/* The page of a stored Message-ID: the mail on its contribution's page
+ * (a patch's own anchor, else the mail's). */
 static void
 page(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, struct arena *a, const char *id)
 {
-	int64_t cid = 0, sid = 0, pid = 0;
-	enum err e =
-	    id ? store_read_msgid(st, id, &cid, &sid, &pid) : ERR_NOTFOUND;
+	struct store_web_place pl;
+	enum err e = id ? store_web_place(st, a, id, &pl) : ERR_NOTFOUND;
 
 	if (e == ERR_NOTFOUND) {
 		webpage_error(w, rq, rs, 404, "Unknown message",
@@ -95,11 +94,14 @@ page(struct web *w, struct store *st, const struct web_req *rq,
 		    "(yet: it may not have arrived).");
 	} else if (e != ERR_OK) {
 		unreadable(w, rq, rs);
-	} else if (pid) {
+	} else if (pl.patch && strcmp(pl.kind, "patch") == 0) {
 		moved(w, a, rq, rs,
-		    arena_printf(a, "c/%" PRId64 "#patch-%" PRId64, cid, pid));
+		    arena_printf(a, "c/%" PRId64 "#patch-%" PRId64,
+		        pl.contribution, pl.patch));
 	} else {
-		moved(w, a, rq, rs, arena_printf(a, "c/%" PRId64, cid));
+		moved(w, a, rq, rs,
+		    arena_printf(a, "c/%" PRId64 "#mail-%" PRId64,
+		        pl.contribution, pl.message_row));
 	}
 }
 

@@ -32,8 +32,11 @@ struct web_token {
 	char *token; /* the token file's content, trimmed */
 };
 
+struct webmemo;
+
 struct web {
 	const struct config *conf;
+	struct webmemo *memo; /* interdiffs, computed once (webmemo.h) */
 	struct template *page[WEB_NPAGES];
 	const char *css;
 	size_t css_len;
@@ -63,11 +66,25 @@ const char *web_archive(struct arena *a, const struct config *conf,
 /* Set name (the words), name_iso and name_date for time t. */
 void web_when(struct template_data *d, const char *name, int64_t t,
     const struct web_req *rq);
+/* Set name to the date and time ("2025-03-04 10:00", UTC), name_iso,
+ * and (serve only: a static page does not age) name_ago to how long
+ * ago, for a tooltip. */
+void web_when_abs(struct template_data *d, const char *name, int64_t t,
+    const struct web_req *rq);
+/* A title shown on the list is cut after this many characters. */
+#define WEB_LIST_TITLE 200
+/* s cut after max characters (UTF-8), with an ellipsis; s itself when
+ * short enough. */
+const char *web_clip(struct arena *a, const char *s, size_t max);
 /* The filters and page of rq's query (page from 1); false with *why on
  * a bad value. */
 bool web_filter(struct arena *a, const struct web_req *rq,
     struct store_filter *f, size_t *page, size_t per_page_default,
     const char **why);
+/* Whether an Accept-Encoding value takes gzip (not with q=0). */
+bool web_accepts_gzip(const char *accept_encoding);
+/* An HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT", RFC 9110 5.6.7). */
+enum err web_http_date(char *out, size_t n, int64_t t);
 /* A positive decimal id (at most 18 digits) spanning [p, p+n). */
 bool web_id(const char *p, size_t n, int64_t *id);
 /* Whether url is an http or https URL safe to put in a link. */
@@ -94,6 +111,16 @@ int web_framing(const struct web_hdr *h, size_t n, const char **why);
 bool web_uri_nul(const char *uri, size_t n);
 
 /* ---- webpage.c: HTML ---- */
+
+/* What every page's head and foot use: title is the page's. */
+void webpage_common(struct web *w, struct arena *a, struct template_data *d,
+    const struct web_req *rq, const char *title);
+/* Render page with d into rs (500 when it cannot be). */
+void webpage_render(struct web *w, enum web_page page, struct template_data *d,
+    struct web_resp *rs, int status);
+/* A contribution's summary fields (the list's row, the page's facts). */
+void webpage_summary(struct template_data *r, struct arena *a,
+    const struct store_summary *s, const struct web_req *rq);
 
 void webpage_list(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs);

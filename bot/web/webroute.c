@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
 #include "util/log.h"
 #include "util/xalloc.h"
@@ -66,6 +67,7 @@ web_new(const struct config *conf)
 	const struct template_builtin *css = builtin("style");
 
 	w->conf = conf;
+	w->memo = webmemo_new(WEB_MEMO_BYTES);
 	w->page[WEB_PAGE_LIST] = load("list", true);
 	w->page[WEB_PAGE_CONTRIB] = load("contrib", true);
 	w->page[WEB_PAGE_ERROR] = load("error", true);
@@ -89,6 +91,7 @@ web_free(struct web *w)
 		return;
 	for (i = 0; i < WEB_NPAGES; i++)
 		template_free(w->page[i]);
+	webmemo_free(w->memo);
 	for (i = 0; i < w->ntokens; i++)
 		free(w->tokens[i].token);
 	free(w->tokens);
@@ -102,6 +105,7 @@ web_resp_free(struct web_resp *rs)
 	free(rs->location);
 	free(rs->link);
 	free(rs->disposition);
+	free(rs->etag);
 	memset(rs, 0, sizeof(*rs));
 }
 

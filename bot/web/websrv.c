@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "bot/web/webcache.h"
 #include "bot/web/webpriv.h"
 #include "util/ascii.h"
 #include "util/log.h"
@@ -41,6 +42,7 @@ struct server {
 	struct conn *conns;
 	struct store **stores; /* idle read-only connections */
 	size_t nstores, cap;
+	struct webcache *cache; /* answers kept (webcache.h) */
 	pthread_t watchdog;
 	bool stopping;
 };
@@ -58,6 +60,7 @@ struct request {
 	size_t uri_len;
 	bool uri_pct_nul; /* a %00 in it */
 	bool started; /* the request handler has seen it */
+	char *key; /* the target as received: what the cache keeps it by */
 	struct buf body;
 	bool too_big;
 };
@@ -184,6 +187,7 @@ on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	r->uri = (uintptr_t)uri;
 	r->uri_len = strlen(uri);
 	r->uri_pct_nul = web_uri_nul(uri, r->uri_len);
+	r->key = xstrdup(uri);
 	buf_init(&r->body, WEB_MAX_BODY);
 	return r;
 }
@@ -198,6 +202,7 @@ on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)why;
 	if (r) {
 		buf_free(&r->body);
+		free(r->key);
 		free(r);
 		*con_cls = NULL;
 	}
@@ -242,7 +247,7 @@ send_resp(struct MHD_Connection *c, struct web_resp *rs, bool last)
 	struct MHD_Response *resp;
 	enum MHD_Result ok;
 	size_t n, i;
-	char *body = buf_detach(&rs->body, &n);
+	char *body = buf_detach(&rs->body, &n), date[40];
 
 	resp = MHD_create_response_from_buffer(n, body, MHD_RESPMEM_MUST_FREE);
 	if (resp == NULL) {
@@ -254,6 +259,15 @@ send_resp(struct MHD_Connection *c, struct web_resp *rs, bool last)
 		MHD_add_response_header(
 		    resp, web_headers[i], web_headers[i + 1]);
 	MHD_add_response_header(resp, "Cache-Control", "no-cache");
+	if (rs->etag)
+		MHD_add_response_header(resp, "ETag", rs->etag);
+	if (rs->modified > 0 &&
+	    web_http_date(date, sizeof(date), rs->modified) == ERR_OK)
+		MHD_add_response_header(resp, "Last-Modified", date);
+	if (rs->encoding)
+		MHD_add_response_header(resp, "Content-Encoding", rs->encoding);
+	if (rs->vary)
+		MHD_add_response_header(resp, "Vary", "Accept-Encoding");
 	if (rs->location)
 		MHD_add_response_header(resp, "Location", rs->location);
 	if (rs->link)
@@ -304,7 +318,9 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	struct web_resp rs;
 	struct store *st;
 	struct args args;
+	struct buf key = BUF_INIT;
 	enum MHD_Result ok;
+	uint64_t gen;
 
 	if (r->too_big)
 		return send_error(s, c, url, 413, "The body is too large.");
@@ -312,6 +328,9 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &args);
 	if (args.over)
 		return send_error(s, c, url, 400, "Too many query arguments.");
+	/* Before the snapshot: an answer is never older than the last
+	 * change the cache saw. */
+	gen = webcache_begin(s->cache);
 	if ((st = store_take(s)) == NULL)
 		return send_error(
 		    s, c, url, 503, "The database cannot be read now.");
@@ -331,16 +350,29 @@ answer(struct server *s, struct MHD_Connection *c, const char *url,
 	rq.body_len = r->body.n;
 	rq.root = "/";
 	rq.now = time_now();
+	rq.if_none_match =
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+	rq.if_modified_since = MHD_lookup_connection_value(
+	    c, MHD_HEADER_KIND, "If-Modified-Since");
+	rq.gzip = web_accepts_gzip(
+	    MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Accept-Encoding"));
+	/* What an answer depends on besides the target: the Host (an
+	 * absolute URL without bot.url is built from it); an answer to a
+	 * request with a token is nobody else's. */
+	if (rq.authorization == NULL)
+		buf_addf(&key, "%s\n%s", rq.host ? rq.host : "", r->key);
 	/* One snapshot for the whole page: consistent, and the file locks
 	 * are taken once instead of once a statement. */
 	if (store_snapshot(st) == ERR_OK) {
-		web_handle(s->web, st, &rq, &rs);
+		webcache_handle(s->cache, s->web, st, &rq,
+		    key.n ? buf_cstr(&key) : NULL, gen, &rs);
 		store_snapshot_end(st);
 	} else {
 		memset(&rs, 0, sizeof(rs));
 		webapi_error(&rs, 503, "the database cannot be read now");
 	}
 	store_give(s, st);
+	buf_free(&key);
 	ok = send_resp(c, &rs, false);
 	web_resp_free(&rs);
 	return ok;
@@ -599,7 +631,7 @@ websrv_run(const struct config *conf, const struct websrv_opts *o)
 	struct sockaddr_storage ss;
 	struct websrv_opts opts;
 	struct server s;
-	struct store *probe;
+	struct store *probe, *stamp;
 	enum err e;
 
 	if (!parse_listen(o->listen, &ss)) {
@@ -622,6 +654,10 @@ websrv_run(const struct config *conf, const struct websrv_opts *o)
 	/* Fail at start, not on the first request, without a database. */
 	if ((e = store_open(conf->database, STORE_RO, &probe)) != ERR_OK)
 		return e;
+	if ((e = store_open(conf->database, STORE_RO, &stamp)) != ERR_OK) {
+		store_close(probe);
+		return e;
+	}
 	/* Every request builds its page in fresh buffers and arenas: keep
 	 * freed memory in the heap instead of giving it back to the kernel
 	 * and faulting it in again for the next request. */
@@ -631,6 +667,7 @@ websrv_run(const struct config *conf, const struct websrv_opts *o)
 	s.conf = conf;
 	s.timeout = o->timeout;
 	s.web = web_new(conf);
+	s.cache = webcache_new(stamp, WEB_CACHE_BYTES, WEB_CACHE_TTL);
 	pthread_mutex_init(&s.lock, NULL);
 	store_give(&s, probe);
 	e = run(&s, &opts, &ss);
@@ -638,6 +675,7 @@ websrv_run(const struct config *conf, const struct websrv_opts *o)
 		store_close(s.stores[--s.nstores]);
 	free(s.stores);
 	pthread_mutex_destroy(&s.lock);
+	webcache_free(s.cache);
 	web_free(s.web);
 	return e;
 }

@@ -92,6 +92,47 @@ web_when(struct template_data *d, const char *name, int64_t t,
 		template_data_set(d, key, iso);
 }
 
+void
+web_when_abs(struct template_data *d, const char *name, int64_t t,
+    const struct web_req *rq)
+{
+	char iso[32], words[48], key[64];
+
+	if (t <= 0 || time_fmt_iso(iso, sizeof(iso), t) != ERR_OK ||
+	    strlen(iso) < 16)
+		return;
+	/* "2025-03-04T10:00:00Z" as "2025-03-04 10:00". */
+	template_data_setf(d, name, "%.10s %.5s", iso, iso + 11);
+	if (snprintf(key, sizeof(key), "%s_iso", name) < (int)sizeof(key))
+		template_data_set(d, key, iso);
+	if (!rq->static_site &&
+	    time_fmt_ago(words, sizeof(words), t, rq->now) == ERR_OK &&
+	    snprintf(key, sizeof(key), "%s_ago", name) < (int)sizeof(key))
+		template_data_set(d, key, words);
+}
+
+const char *
+web_clip(struct arena *a, const char *s, size_t max)
+{
+	size_t i, chars = 0;
+	char *out;
+
+	if (s == NULL)
+		return NULL;
+	for (i = 0; s[i]; i++) {
+		/* A character starts at every byte but a continuation
+		 * byte (10xxxxxx). */
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && chars++ == max)
+			break;
+	}
+	if (s[i] == '\0')
+		return s;
+	out = arena_alloc(a, i + 4);
+	memcpy(out, s, i);
+	memcpy(out + i, "\xe2\x80\xa6", 4); /* U+2026 and the NUL */
+	return out;
+}
+
 bool
 web_id(const char *p, size_t n, int64_t *id)
 {
@@ -154,6 +195,58 @@ web_filter(struct arena *a, const struct web_req *rq, struct store_filter *f,
 	f->limit = per_page;
 	f->offset = (*page - 1) * per_page;
 	return true;
+}
+
+bool
+web_accepts_gzip(const char *ae)
+{
+	const char *p = ae;
+
+	while (p && *p) {
+		size_t n;
+		const char *q;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		n = strcspn(p, ",;");
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if ((n == 4 && ascii_strnicmp(p, "gzip", 4) == 0) ||
+		    (n == 1 && *p == '*')) {
+			/* "gzip;q=0" refuses it, any other weight takes
+			 * it. */
+			q = p + strcspn(p, ",");
+			p += strcspn(p, ",;");
+			if (*p != ';')
+				return true;
+			p++;
+			while (*p == ' ')
+				p++;
+			if (!(p[0] == 'q' && p[1] == '=' &&
+			        strspn(p + 2, "0.") == strcspn(p + 2, ", ;")))
+				return true;
+			p = q;
+			continue;
+		}
+		p += strcspn(p, ",");
+	}
+	return false;
+}
+
+enum err
+web_http_date(char *out, size_t n, int64_t t)
+{
+	char d[40];
+	size_t k;
+
+	/* RFC 5322's form in UTC, with GMT for +0000. */
+	if (time_fmt_rfc5322(d, sizeof(d), t, 0) != ERR_OK ||
+	    (k = strlen(d)) < 6 || strcmp(d + k - 5, "+0000") != 0)
+		return ERR_INTERNAL;
+	d[k - 5] = '\0';
+	if ((size_t)snprintf(out, n, "%sGMT", d) >= n)
+		return ERR_LIMIT;
+	return ERR_OK;
 }
 
 bool

@@ -319,6 +319,24 @@ show_json_contrib(struct json *j, const struct view_contrib *c, bool full)
 }
 
 void
+show_json_summary_head(struct json *j, const struct store_summary *s)
+{
+	json_key(j, "id");
+	json_int(j, s->id);
+	json_key(j, "title");
+	json_str(j, s->title);
+	json_key(j, "state");
+	json_str(j, model_state_name(s->state));
+	json_person(j, "submitter", s->submitter_name, s->submitter_email);
+	json_key(j, "version");
+	json_int(j, s->version);
+	json_key(j, "patch_count");
+	json_int(j, s->patch_count);
+	json_key(j, "series_count");
+	json_int(j, s->series_count);
+}
+
+void
 show_json_summary_fields(struct json *j, const struct store_summary *s)
 {
 	json_time(j, "posted", s->posted);

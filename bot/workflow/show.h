@@ -22,6 +22,10 @@ void show_json_contrib(struct json *j, const struct view_contrib *c, bool full);
 /* The same fields without the braces, so that callers can add theirs. */
 void show_json_contrib_fields(
     struct json *j, const struct view_contrib *c, bool full);
+/* A contribution's fields as a summary has them, without its series
+ * and patches: id, title, state, submitter, version, patch_count and
+ * series_count (the number of series: versions and copies). */
+void show_json_summary_head(struct json *j, const struct store_summary *s);
 /* What a list summary adds: posted, last_activity, acks, reviews, tests,
  * test_state. */
 void show_json_summary_fields(struct json *j, const struct store_summary *s);

@@ -77,6 +77,8 @@ expect_fail "hash verification off" bot/git/bad.c \
 	"hash verification turned off"
 expect_fail "zlib outside its rooms" bot/workflow/bad.c \
 	'#include <zlib.h>' "zlib.h"
+expect_fail "zlib in the web room outside webgzip.c" bot/web/bad.c \
+	'#include <zlib.h>' "zlib.h"
 expect_fail "nettle outside patch-id and patatt" parsers/bad.c \
 	'#include <nettle/sha2.h>' "nettle/"
 expect_fail "nettle in the bot" bot/workflow/bad.c \

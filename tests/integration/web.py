@@ -62,6 +62,10 @@ def injected(page):
 SUMMARY = {'id': int, 'title': str, 'state': str, 'submitter': dict, 'version': int,
            'patch_count': int, 'series': list, 'patches': list, 'posted': str,
            'last_activity': str, 'acks': int, 'reviews': int, 'tests': int}
+# /api/contributions without expand=series: counts, and the URL of the rest
+BRIEF = {'id': int, 'title': str, 'state': str, 'submitter': dict, 'version': int,
+         'patch_count': int, 'series_count': int, 'url': str, 'posted': str,
+         'last_activity': str, 'acks': int, 'reviews': int, 'tests': int}
 PATCH = {'id': int, 'message_id': str, 'number': int, 'title': str, 'author': dict,
          'slug': str, 'state': str, 'conflict': bool, 'trailers': list}
 
@@ -110,7 +114,14 @@ def redirects(fx, base):
             check('/m/%s redirects to the contribution' % q, st == 302 and loc.split('#')[0] == want,
                   (st, loc))
     st, hd, _ = fetch(base, '/m/' + urllib.parse.quote(msgid(fx.v2[0]), safe=''))
-    check('/m/ of the cover letter redirects too', st == 302 and hd['Location'] == want, hd.get('Location'))
+    loc = hd.get('Location') or ''
+    check('/m/ of the cover letter redirects to it on the page', st == 302 and loc.startswith(want + '#mail-'), loc)
+    page = fetch(base, want)[2].decode()
+    check('... where its anchor is', 'id="%s"' % loc.split('#')[1] in page)
+    st, hd, _ = fetch(base, '/m/' + urllib.parse.quote(msgid(fx.v2[1]), safe=''))
+    loc = hd.get('Location') or ''
+    check('/m/ of a patch redirects to the patch', st == 302 and loc.startswith(want + '#patch-')
+          and 'id="%s"' % loc.split('#')[1] in page, loc)
     st, _, body = fetch(base, '/m/' + urllib.parse.quote('<nobody@nowhere>', safe=''))
     check('/m/ of an unknown Message-ID is a 404 page that says so',
           st == 404 and 'No contribution holds' in body.decode(), st)
@@ -136,16 +147,30 @@ def mbox(fx, base, tmp):
 
 def api(fx, base):
     st, hd, body = fetch(base, '/api/contributions')
+    brief = json.loads(body)
+    check('/api/contributions is a JSON array of brief summaries', st == 200 and hd['Content-Type'] ==
+          'application/json' and len(brief) == 2 and all(shaped(c, BRIEF) and 'series' not in c
+                                                         and 'patches' not in c for c in brief), brief[:1])
+    check('a brief summary\'s url is its contribution',
+          all(fetch(base, urllib.parse.urlparse(c['url']).path)[0] == 200
+              and c['url'].endswith('/api/contributions/%d' % c['id']) for c in brief), brief[:1])
+    st, hd, body = fetch(base, '/api/contributions?expand=series')
     lst = json.loads(body)
-    check('/api/contributions is a JSON array of summaries', st == 200 and hd['Content-Type'] ==
-          'application/json' and len(lst) == 2 and all(shaped(c, SUMMARY) for c in lst), lst[:1])
+    check('?expand=series: summaries with their series', st == 200 and len(lst) == 2
+          and all(shaped(c, SUMMARY) for c in lst), lst[:1])
     check('summaries: test_state null without checks, patches shaped',
           all(c['test_state'] is None for c in lst) and all(shaped(p, PATCH) for c in lst for p in c['patches']))
     cli = json.loads(fx.yard.run('list', '--json').stdout)
-    check('/api/contributions equals list --json', cli == lst)
+    check('/api/contributions?expand=series equals list --json', cli == lst)
+    check('the brief summaries are the expanded ones without series and patches',
+          [{k: v for k, v in c.items() if k not in ('url', 'series_count')} for c in brief]
+          == [{k: v for k, v in c.items() if k not in ('series', 'patches')} for c in lst])
+    check('expand: another value is 400', fetch(base, '/api/contributions?expand=all')[0] == 400)
     st, hd, body = fetch(base, '/api/contributions?per_page=1')
     check('paging: one a page, Link rel="next"', len(json.loads(body)) == 1 and 'rel="next"' in (hd.get('Link') or ''),
           hd.get('Link'))
+    st, hd2, _ = fetch(base, '/api/contributions?per_page=1&expand=series')
+    check('paging keeps expand=series', 'expand=series' in (hd2.get('Link') or ''), hd2.get('Link'))
     nxt = hd['Link'].split('>')[0].lstrip('<')
     st, hd, body = fetch(base, nxt)
     check('the next page holds the other one, Link rel="prev"', st == 200 and json.loads(body)[0]['id'] != lst[0]['id']
@@ -232,7 +257,8 @@ def checks(fx, base):
     check('a body over the cap: 413', post(dict(good, description='x' * 100000), fx.token)[0] == 413)
     check('GET /api/checks: 405', fetch(base, '/api/checks')[0] == 405)
     lst = json.loads(fetch(base, '/api/contributions?state=staged')[2])
-    check('test_state is the latest check\'s', lst[0]['test_state'] == 'warning', lst[0]['test_state'])
+    check('test_state is the worst latest result of each context', lst[0]['test_state'] == 'fail',
+          lst[0]['test_state'])
     kk = json.loads(fetch(base, '/api/patches/%d/checks' % p['id'])[2])
     check('/api/patches/ID/checks lists them', [c['context'] for c in kk] == ['lab/build', 'lab/test', 'lab/path'], kk)
     page = fetch(base, '/c/%d' % fx.cid)[2].decode()

@@ -11,6 +11,9 @@
 
 #include <cmocka.h>
 
+#include "bot/web/webcache.h"
+#include "bot/web/webmail.h"
+#include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
 #include "util/timeutil.h"
 #include "webtest.h"
@@ -127,7 +130,12 @@ test_msgid_redirect(void **state)
 	req(&rs, "GET", "/m/ 20261105090000.2000-0-ada@example.org ", "/", NULL,
 	    NULL);
 	assert_int_equal(rs.status, 302);
-	assert_string_equal(rs.location, "/c/1");
+	assert_int_equal(strncmp(rs.location, "/c/1#mail-", 10), 0);
+	web_resp_free(&rs);
+	/* A reply lands on itself. */
+	req(&rs, "GET", "/m/r4.mia@frob.example.org", "/", NULL, NULL);
+	assert_int_equal(rs.status, 302);
+	assert_int_equal(strncmp(rs.location, "/c/1#mail-", 10), 0);
 	web_resp_free(&rs);
 	assert_int_equal(status("GET", "/m/nobody@nowhere"), 404);
 	assert_int_equal(status("GET", "/m/<\"x\"@y>"), 404);
@@ -296,6 +304,279 @@ test_body(void **state)
 	    &in));
 }
 
+static const char *
+page(const char *path)
+{
+	static struct web_resp rs;
+
+	web_resp_free(&rs);
+	req(&rs, "GET", path, "/", NULL, NULL);
+	assert_int_equal(rs.status, 200);
+	return buf_cstr(&rs.body);
+}
+
+#define HAS(page, s)                                                           \
+	do {                                                                   \
+		if (strstr(page, s) == NULL)                                   \
+			fail_msg("the page lacks %s", s);                      \
+	} while (0)
+
+/* The contribution page: per version the cover letter, the commit
+ * messages, diffstats and diffs, the replies under what they answer,
+ * each with its anchor; reviews marked; the timeline in order. */
+static void
+test_contrib_page(void **state)
+{
+	const char *p, *cover, *r1, *r2, *r3, *v1, *v2;
+
+	(void)state;
+	p = page("/c/1");
+	/* The cover letter and the mails answering it, once each. */
+	HAS(p, "Cover letter from <bdi>Ada Lovelace</bdi>");
+	HAS(p, "Nice work.");
+	HAS(p,
+	    "<details class=\"quote\"><summary>1 quoted line</summary>"
+	    "<pre class=\"text\">&gt; Widget lookups were linear</pre>");
+	HAS(p, "<details class=\"sig\"><summary>signature</summary>");
+	HAS(p, "Works on my frobnicator.");
+	HAS(p, "Oops, this breaks the old API users.");
+	/* Commit messages, diffstats as git prints them, diffs. */
+	HAS(p,
+	    "<pre class=\"stat\"> src/cache.c | 2 +-\n 1 file changed, 1 "
+	    "insertion(+), 1 deletion(-)</pre>");
+	HAS(p, "<details class=\"diff\">");
+	HAS(p, "<span class=\"d-hunk\">@@ ");
+	HAS(p, "<span class=\"d-add\">+");
+	/* v2 comes first; under v1 the cover, its reply, then patch 2 and
+	 * Tom's reply to it. */
+	v2 = strstr(p, "id=\"v2\"");
+	v1 = strstr(p, "id=\"v1\"");
+	assert_true(v2 && v1 && v2 < v1);
+	cover = strstr(v1, "Cover letter from");
+	r1 = strstr(v1, "Nice work.");
+	r2 = strstr(v1, "Works on my frobnicator.");
+	r3 = strstr(v1, "Oops, this breaks");
+	assert_true(cover && r1 && r2 && r3);
+	assert_true(cover < r1 && r1 < r2 && r2 < r3);
+	assert_true(
+	    strstr(v1, "widget: look widgets up through the cache") < r2);
+	/* Replies carry their anchor, author, date and links. */
+	HAS(p, "class=\"msg reply depth-1\" id=\"mail-");
+	HAS(p, "<bdi>Tom Tester</bdi> &lt;<bdi>tom@example.com</bdi>&gt;");
+	HAS(p, ">2026-11-03 13:00</time>");
+	HAS(p, "href=\"https://lists.example.org/frob/r2.tom@example.com/\"");
+	HAS(p, "href=\"/m/r2.tom%40example.com/raw\"");
+	/* A review someone else sent for Bob: marked so, in the reply and
+	 * in the patch's list. */
+	HAS(p,
+	    "Reviewed-by: <bdi>Bob Builder &lt;bob@example.net&gt;</bdi> "
+	    "<span class=\"mark mark-theirs\"");
+	/* Own Signed-off-by lines are the commit message's, not listed. */
+	assert_null(strstr(p, "<li>Signed-off-by:"));
+	/* The timeline, oldest first, with versions. */
+	HAS(p,
+	    "<span class=\"ver\">v1</span> <span class=\"kind "
+	    "kind-posted\">posted</span>");
+	assert_true(strstr(p, "kind-posted") < strstr(p, "kind-staged"));
+	HAS(p, "title=\"the worst latest result of each context\"");
+}
+
+static void
+test_helpers(void **state)
+{
+	struct arena *a = arena_new();
+	const char *s;
+
+	(void)state;
+	assert_string_equal(web_clip(a, "short", 10), "short");
+	assert_string_equal(web_clip(a, "abcdef", 3), "abc\xe2\x80\xa6");
+	/* Characters, not bytes; never half of one. */
+	s = web_clip(a, "\xc3\xa9\xc3\xa9\xc3\xa9", 2);
+	assert_string_equal(s, "\xc3\xa9\xc3\xa9\xe2\x80\xa6");
+	assert_true(web_accepts_gzip("gzip, deflate, br"));
+	assert_true(web_accepts_gzip("deflate, GZIP;q=0.5"));
+	assert_true(web_accepts_gzip("*"));
+	assert_false(web_accepts_gzip("gzip;q=0"));
+	assert_false(web_accepts_gzip("gzip; q=0.000, br"));
+	assert_false(web_accepts_gzip("deflate, br, xgzip"));
+	assert_false(web_accepts_gzip(""));
+	assert_false(web_accepts_gzip(NULL));
+	assert_true(webcache_etag_match("\"abc\"", "abc"));
+	assert_true(webcache_etag_match("W/\"x\", \"abc-gz\"", "abc"));
+	assert_true(webcache_etag_match("*", "abc"));
+	assert_false(webcache_etag_match("\"abcd\"", "abc"));
+	assert_false(webcache_etag_match("\"ab\"", "abc"));
+	assert_false(webcache_etag_match("abc", "abc"));
+	assert_false(webcache_etag_match(NULL, "abc"));
+	arena_free(a);
+}
+
+static void
+test_blocks(void **state)
+{
+	struct webmail_block b[8];
+	size_t n, cut;
+	const char *text = "On Mon, Bob wrote:\n> one\n>\n> two\n\n> three\n\n"
+	                   "My answer.\n\nSecond paragraph.\n\n-- \nBob\n";
+
+	(void)state;
+	n = webmail_blocks(str_from(text), b, 8, &cut);
+	assert_int_equal(n, 4);
+	assert_int_equal(cut, 0);
+	assert_int_equal(b[0].kind, WEBMAIL_TEXT);
+	assert_true(str_eqs(b[0].text, "On Mon, Bob wrote:"));
+	assert_int_equal(b[1].kind, WEBMAIL_QUOTE);
+	assert_true(str_eqs(b[1].text, "> one\n>\n> two\n\n> three"));
+	assert_int_equal(b[1].lines, 5);
+	assert_int_equal(b[2].kind, WEBMAIL_TEXT);
+	assert_true(str_eqs(b[2].text, "My answer.\n\nSecond paragraph."));
+	assert_int_equal(b[3].kind, WEBMAIL_SIG);
+	assert_true(str_eqs(b[3].text, "-- \nBob"));
+	/* Out of blocks: the rest as written. */
+	n = webmail_blocks(str_from(text), b, 2, &cut);
+	assert_int_equal(n, 2);
+	assert_int_equal(b[1].kind, WEBMAIL_TEXT);
+	assert_true(str_startswith(b[1].text, "> one"));
+	assert_true(str_endswith(b[1].text, "Bob"));
+	n = webmail_blocks(str_from("\n\n"), b, 8, &cut);
+	assert_int_equal(n, 0);
+}
+
+static void
+test_diff_lines(void **state)
+{
+	const char *d = "diff --git a/x b/x\nindex 1..2 100644\n--- a/x\n"
+	                "+++ b/x\n@@ -1,2 +1,2 @@\n a\n--- not a header\n"
+	                "+++ nor this\n\\ No newline at end of file\n"
+	                "diff --git a/y b/y\n@@ -1 +1 @@\n-y\n+z\n";
+	enum webmail_line want[] = { WEBMAIL_FILE, WEBMAIL_FILE, WEBMAIL_FILE,
+		WEBMAIL_FILE, WEBMAIL_HUNK, WEBMAIL_CTX, WEBMAIL_DEL,
+		WEBMAIL_ADD, WEBMAIL_CTX, WEBMAIL_FILE, WEBMAIL_HUNK,
+		WEBMAIL_DEL, WEBMAIL_ADD };
+	struct webmail_diffpos at = { 0, 0 };
+	struct str rest = str_from(d), line;
+	size_t i = 0;
+
+	(void)state;
+	while (str_nextline(&rest, &line)) {
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		if (webmail_diff_line(line, &at) != want[i])
+			fail_msg("line %zu: %.*s", i, (int)line.n, line.p);
+		i++;
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+}
+
+static void
+test_memo(void **state)
+{
+	struct webmemo *m = webmemo_new(8000);
+	struct buf b = BUF_INIT;
+	char key[16], value[500];
+	int i;
+
+	(void)state;
+	memset(value, 'v', sizeof(value));
+	assert_false(webmemo_get(m, "nothing", &b));
+	webmemo_put(m, "empty", "", 0);
+	assert_true(webmemo_get(m, "empty", &b));
+	assert_int_equal(b.n, 0);
+	for (i = 0; i < 40; i++) {
+		snprintf(key, sizeof(key), "k%d", i);
+		webmemo_put(m, key, value, sizeof(value));
+		/* The oldest goes first; one used lately stays. */
+		assert_true(webmemo_get(m, "k0", &b));
+		buf_reset(&b);
+	}
+	assert_true(webmemo_size(m) <= 8000);
+	assert_false(webmemo_get(m, "k1", &b));
+	assert_true(webmemo_get(m, "k39", &b));
+	assert_int_equal(b.n, sizeof(value));
+	/* Too large to keep. */
+	webmemo_put(m, "big", value, 1001);
+	buf_reset(&b);
+	assert_false(webmemo_get(m, "big", &b));
+	buf_free(&b);
+	webmemo_free(m);
+}
+
+/* Answers kept until the database changes; 304 for the client that
+ * holds one; gzip for the client that takes it. */
+static void
+test_cache(void **state)
+{
+	struct store *stamp, *ro;
+	struct webcache *c;
+	struct web_resp rs;
+	struct web_req rq;
+	char etag[64];
+	uint64_t g1, g2;
+
+	(void)state;
+	assert_int_equal(store_open(w.db, STORE_RO, &stamp), ERR_OK);
+	assert_int_equal(store_open(w.db, STORE_RO, &ro), ERR_OK);
+	c = webcache_new(stamp, 1 << 20, 60);
+	memset(&rq, 0, sizeof(rq));
+	rq.method = "GET";
+	rq.path = "/c/1";
+	rq.arg = arg;
+	rq.root = "/";
+	rq.now = time_now();
+	g1 = webcache_begin(c);
+	webcache_handle(c, web, ro, &rq, "/c/1", g1, &rs);
+	assert_int_equal(rs.status, 200);
+	assert_non_null(rs.etag);
+	assert_true(rs.modified > 0 && rs.vary);
+	assert_null(rs.encoding);
+	snprintf(etag, sizeof(etag), "%s", rs.etag);
+	web_resp_free(&rs);
+	/* Nothing changed: the same generation, a 304 for the etag. */
+	g2 = webcache_begin(c);
+	assert_true(g2 == g1);
+	rq.if_none_match = etag;
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	assert_int_equal(rs.status, 304);
+	assert_int_equal(rs.body.n, 0);
+	web_resp_free(&rs);
+	rq.if_none_match = NULL;
+	rq.if_modified_since = "Fri, 01 Jan 2100 00:00:00 GMT";
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	assert_int_equal(rs.status, 304);
+	web_resp_free(&rs);
+	rq.if_modified_since = "Thu, 01 Jan 1970 00:00:00 GMT";
+	rq.gzip = true;
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	assert_int_equal(rs.status, 200);
+	assert_string_equal(rs.encoding, "gzip");
+	assert_true(rs.body.n > 10 && (unsigned char)rs.body.p[0] == 0x1f &&
+	    (unsigned char)rs.body.p[1] == 0x8b);
+	assert_true(strstr(rs.etag, "-gz\"") != NULL);
+	web_resp_free(&rs);
+	/* Another connection writes: a new generation, a new page. */
+	assert_int_equal(store_begin(w.st), ERR_OK);
+	assert_int_equal(store_meta_set(w.st, "test-cache", "1"), ERR_OK);
+	assert_int_equal(store_commit(w.st), ERR_OK);
+	g2 = webcache_begin(c);
+	assert_true(g2 > g1);
+	assert_int_equal(webcache_begin(c), g2);
+	rq.gzip = false;
+	rq.if_modified_since = NULL;
+	rq.if_none_match = etag;
+	webcache_handle(c, web, ro, &rq, "/c/1", g2, &rs);
+	/* Built again, the same body: still the client's. */
+	assert_int_equal(rs.status, 304);
+	web_resp_free(&rs);
+	/* Only 200 answers are kept; others pass through. */
+	rq.if_none_match = NULL;
+	rq.path = "/c/99";
+	webcache_handle(c, web, ro, &rq, "/c/99", g2, &rs);
+	assert_int_equal(rs.status, 404);
+	assert_null(rs.etag);
+	web_resp_free(&rs);
+	webcache_free(c);
+	store_close(ro);
+}
+
 int
 main(void)
 {
@@ -308,6 +589,12 @@ main(void)
 		cmocka_unit_test(test_static_links),
 		cmocka_unit_test(test_check_tokens),
 		cmocka_unit_test(test_body),
+		cmocka_unit_test(test_contrib_page),
+		cmocka_unit_test(test_helpers),
+		cmocka_unit_test(test_blocks),
+		cmocka_unit_test(test_diff_lines),
+		cmocka_unit_test(test_memo),
+		cmocka_unit_test(test_cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

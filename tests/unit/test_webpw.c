@@ -641,10 +641,11 @@ test_inbox(void **state)
 	assert_int_equal(rs.status, 302);
 	assert_string_equal(rs.location, "/c/1#patch-5");
 	web_resp_free(&rs);
+	/* A cover letter lands on itself on the page (issue 45). */
 	req(&rs, "GET", "/m/20261105090000.2000-0-ada@example.org/", NULL, NULL,
 	    NULL);
 	assert_int_equal(rs.status, 302);
-	assert_string_equal(rs.location, "/c/1");
+	assert_int_equal(strncmp(rs.location, "/c/1#mail-", 10), 0);
 	web_resp_free(&rs);
 	req(&rs, "GET", "/m/nobody@nowhere/t.mbox.gz", NULL, NULL, NULL);
 	assert_int_equal(rs.status, 404);

@@ -1,0 +1,498 @@
+/*
+ * The server's answers, kept (bot/web/webcache.h): a hash table of
+ * entries in order of use under one lock, with a condition variable for
+ * the threads that wait for a page another one is building.
+ */
+#include "bot/web/webcache.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bot/web/webgzip.h"
+#include "bot/web/webpriv.h"
+#include "parsers/date.h"
+#include "parsers/patchid.h"
+#include "util/ascii.h"
+#include "util/xalloc.h"
+
+/* One kept answer. */
+struct answer {
+	const char *type; /* a string constant of the handlers */
+	char *body;
+	size_t n;
+	char *gz; /* NULL: not worth compressing */
+	size_t gzn;
+	char *link;
+	char *disposition;
+	char etag[20]; /* 16 hex digits of the body's SHA-1 */
+	int64_t modified; /* when a body with this etag was first built */
+};
+
+struct entry {
+	struct entry *next; /* in its bucket */
+	struct entry *newer, *older; /* in order of use */
+	char *key;
+	uint64_t hash;
+	uint64_t gen; /* of the answer */
+	int64_t born; /* when it was built */
+	bool ok; /* holds an answer */
+	int builders; /* threads building it: it stays while they do */
+	uint64_t busy_gen; /* the newest generation being built */
+	struct answer an;
+};
+
+struct webcache {
+	pthread_mutex_t lock;
+	pthread_cond_t built;
+	struct store *stamp;
+	uint64_t gen;
+	struct entry **bucket;
+	size_t nbuckets, bytes, max;
+	int ttl;
+	struct entry *newest, *oldest;
+};
+
+static uint64_t
+fnv(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static size_t
+cost(const struct entry *e)
+{
+	return sizeof(*e) + strlen(e->key) + e->an.n + e->an.gzn;
+}
+
+static void
+answer_free(struct answer *a)
+{
+	free(a->body);
+	free(a->gz);
+	free(a->link);
+	free(a->disposition);
+	memset(a, 0, sizeof(*a));
+}
+
+struct webcache *
+webcache_new(struct store *stamp, size_t max_bytes, int ttl)
+{
+	struct webcache *c = xcalloc(1, sizeof(*c));
+
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->built, NULL);
+	c->stamp = stamp;
+	c->nbuckets = 4096;
+	c->bucket = xcalloc(c->nbuckets, sizeof(*c->bucket));
+	c->max = max_bytes;
+	c->ttl = ttl;
+	return c;
+}
+
+void
+webcache_free(struct webcache *c)
+{
+	struct entry *e, *next;
+
+	if (c == NULL)
+		return;
+	for (e = c->newest; e; e = next) {
+		next = e->older;
+		answer_free(&e->an);
+		free(e->key);
+		free(e);
+	}
+	store_close(c->stamp);
+	free(c->bucket);
+	pthread_cond_destroy(&c->built);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+uint64_t
+webcache_begin(struct webcache *c)
+{
+	bool changed = true;
+	uint64_t g;
+
+	pthread_mutex_lock(&c->lock);
+	/* Outside a transaction each statement reads the newest commit:
+	 * one counter for every other connection's commits.  An error
+	 * counts as a change. */
+	if (store_changed(c->stamp, &changed) != ERR_OK || changed)
+		c->gen++;
+	g = c->gen;
+	pthread_mutex_unlock(&c->lock);
+	return g;
+}
+
+/* ---- the table ---- */
+
+static struct entry **
+slot(struct webcache *c, const char *key, uint64_t h)
+{
+	struct entry **p = &c->bucket[h % c->nbuckets];
+
+	while (*p && ((*p)->hash != h || strcmp((*p)->key, key) != 0))
+		p = &(*p)->next;
+	return p;
+}
+
+static void
+unlink_use(struct webcache *c, struct entry *e)
+{
+	if (e->newer)
+		e->newer->older = e->older;
+	else
+		c->newest = e->older;
+	if (e->older)
+		e->older->newer = e->newer;
+	else
+		c->oldest = e->newer;
+	e->newer = e->older = NULL;
+}
+
+static void
+use(struct webcache *c, struct entry *e)
+{
+	if (c->newest == e)
+		return;
+	if (e->newer || e->older || c->oldest == e)
+		unlink_use(c, e);
+	e->older = c->newest;
+	if (c->newest)
+		c->newest->newer = e;
+	c->newest = e;
+	if (c->oldest == NULL)
+		c->oldest = e;
+}
+
+static void
+drop(struct webcache *c, struct entry *e)
+{
+	*slot(c, e->key, e->hash) = e->next;
+	unlink_use(c, e);
+	c->bytes -= cost(e);
+	answer_free(&e->an);
+	free(e->key);
+	free(e);
+}
+
+/* Drop the least recently used until the answers fit; never one being
+ * built (a thread holds it). */
+static void
+trim(struct webcache *c)
+{
+	struct entry *e = c->oldest, *prev;
+
+	while (c->bytes > c->max && e) {
+		prev = e->newer;
+		if (e->builders == 0)
+			drop(c, e);
+		e = prev;
+	}
+}
+
+static struct entry *
+add(struct webcache *c, const char *key, uint64_t h)
+{
+	struct entry *e = xcalloc(1, sizeof(*e));
+
+	e->key = xstrdup(key);
+	e->hash = h;
+	e->next = c->bucket[h % c->nbuckets];
+	c->bucket[h % c->nbuckets] = e;
+	c->bytes += cost(e);
+	use(c, e);
+	return e;
+}
+
+/* ---- answers ---- */
+
+static bool
+keepable(const struct web_resp *rs)
+{
+	return rs->status == 200 && rs->type && rs->location == NULL &&
+	    rs->allow == NULL;
+}
+
+/* Text is worth compressing; a gzip file is not, and must reach the
+ * client as the file it is (b4 undoes a Content-Encoding). */
+static bool
+compressible(const char *type)
+{
+	return strncmp(type, "text/", 5) == 0 ||
+	    strncmp(type, "application/json", 16) == 0 ||
+	    strncmp(type, "application/atom+xml", 20) == 0 ||
+	    strncmp(type, "application/mbox", 16) == 0;
+}
+
+/* The answer of rs, taking its body and headers. */
+static void
+make_answer(struct web_resp *rs, int64_t now, struct answer *an)
+{
+	unsigned char sha[20];
+	struct buf gz = BUF_INIT;
+	size_t i;
+
+	memset(an, 0, sizeof(*an));
+	an->type = rs->type;
+	an->body = buf_detach(&rs->body, &an->n);
+	an->link = rs->link;
+	an->disposition = rs->disposition;
+	rs->link = rs->disposition = NULL;
+	patchid_sha1(an->body, an->n, sha);
+	for (i = 0; i < 8; i++)
+		snprintf(an->etag + 2 * i, 3, "%02x", sha[i]);
+	an->modified = now;
+	if (an->n >= WEB_GZIP_MIN && compressible(an->type) &&
+	    webgzip(an->body, an->n, &gz) == ERR_OK && gz.n < an->n)
+		an->gz = buf_detach(&gz, &an->gzn);
+	buf_free(&gz);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+bool
+webcache_etag_match(const char *inm, const char *etag)
+{
+	const char *p = inm;
+	size_t n = strlen(etag);
+
+	if (inm == NULL)
+		return false;
+	while (*p) {
+		const char *q;
+
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		if (*p == '*')
+			return true;
+		if (p[0] == 'W' && p[1] == '/')
+			p += 2;
+		if (*p != '"')
+			return false;
+		q = strchr(++p, '"');
+		if (q == NULL)
+			return false;
+		if (strncmp(p, etag, n) == 0 &&
+		    (p + n == q ||
+		        (q - p == (long)n + 3 &&
+		            strncmp(p + n, "-gz", 3) == 0)))
+			return true;
+		p = q + 1;
+	}
+	return false;
+}
+
+/* Whether the client holds the answer: its etag, else its date. */
+static bool
+fresh(const struct web_req *rq, const struct answer *an)
+{
+	int64_t t;
+	int tz;
+	unsigned flags = 0;
+
+	if (rq->if_none_match)
+		return webcache_etag_match(rq->if_none_match, an->etag);
+	return rq->if_modified_since &&
+	    date_parse(str_from(rq->if_modified_since), &t, &tz, &flags) ==
+	    ERR_OK &&
+	    an->modified <= t;
+}
+
+static char *
+copy_bytes(const char *p, size_t n)
+{
+	char *c = xmalloc(n + 1);
+
+	memcpy(c, p, n);
+	c[n] = '\0';
+	return c;
+}
+
+/* A copy of from's headers, and of the one body rq will be sent (none
+ * for a 304, the gzip one for a client that takes it). */
+static void
+copy_answer(
+    const struct web_req *rq, struct answer *to, const struct answer *from)
+{
+	*to = *from;
+	to->body = to->gz = NULL;
+	to->n = to->gzn = 0;
+	to->link = dup_or_null(from->link);
+	to->disposition = dup_or_null(from->disposition);
+	if (rq && fresh(rq, from))
+		return;
+	if (from->gz && (rq == NULL || rq->gzip)) {
+		to->gz = copy_bytes(from->gz, from->gzn);
+		to->gzn = from->gzn;
+	}
+	if (from->body && (rq == NULL || to->gz == NULL)) {
+		to->body = copy_bytes(from->body, from->n);
+		to->n = from->n;
+	}
+}
+
+/* The etag as a header value: quoted, "-gz" for the gzip body. */
+static char *
+etag_value(const struct answer *an, bool gz)
+{
+	char v[32];
+
+	snprintf(v, sizeof(v), "\"%s%s\"", an->etag, gz ? "-gz" : "");
+	return xstrdup(v);
+}
+
+/* The bytes p[0..n) (NUL-terminated, from xmalloc) as a buf. */
+static void
+give(struct buf *b, char **p, size_t n)
+{
+	b->p = *p;
+	b->n = n;
+	b->cap = n + 1;
+	b->max = 0;
+	*p = NULL;
+}
+
+/* rs from an answer: 304, gzip or the body; an is used up. */
+static void
+respond(const struct web_req *rq, struct answer *an, struct web_resp *rs)
+{
+	bool gz = rq->gzip && an->gz;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->type = an->type;
+	rs->etag = etag_value(an, gz);
+	rs->modified = an->modified;
+	rs->vary = true;
+	rs->link = an->link;
+	rs->disposition = an->disposition;
+	an->link = an->disposition = NULL;
+	if (fresh(rq, an)) {
+		rs->status = 304;
+	} else {
+		rs->status = 200;
+		if (gz) {
+			rs->encoding = "gzip";
+			give(&rs->body, &an->gz, an->gzn);
+		} else {
+			give(&rs->body, &an->body, an->n);
+		}
+	}
+	answer_free(an);
+}
+
+/*
+ * Under the lock: a fresh answer for key into *an (true), or the entry
+ * this thread is to build, after waiting for another thread that builds
+ * it for the same generation.
+ */
+static bool
+claim(struct webcache *c, const struct web_req *rq, const char *key,
+    uint64_t gen, struct answer *an, struct entry **out)
+{
+	uint64_t h = fnv(key);
+	struct entry *e;
+
+	for (;;) {
+		e = *slot(c, key, h);
+		if (e && e->ok && e->gen == gen && rq->now >= e->born &&
+		    rq->now - e->born < c->ttl) {
+			use(c, e);
+			copy_answer(rq, an, &e->an);
+			return true;
+		}
+		if (e == NULL || e->builders == 0 || e->busy_gen != gen)
+			break;
+		/* Another thread builds this very page: wait for it. */
+		pthread_cond_wait(&c->built, &c->lock);
+	}
+	if (e == NULL)
+		e = add(c, key, h);
+	e->builders++;
+	if (e->busy_gen < gen)
+		e->busy_gen = gen;
+	*out = e;
+	return false;
+}
+
+/* Under the lock: keep the answer e's builder made (kept: it is one). */
+static void
+keep(struct webcache *c, struct entry *e, bool kept, struct answer *an,
+    uint64_t gen, int64_t now)
+{
+	struct answer old;
+
+	e->builders--;
+	/* A builder of an older generation that finishes last leaves the
+	 * newer answer alone. */
+	if (kept && (!e->ok || e->gen <= gen)) {
+		/* The same body keeps the date it was first built. */
+		if (e->ok && strcmp(e->an.etag, an->etag) == 0)
+			an->modified = e->an.modified;
+		c->bytes -= cost(e);
+		old = e->an;
+		copy_answer(NULL, &e->an, an);
+		e->ok = true;
+		e->gen = gen;
+		e->born = now;
+		c->bytes += cost(e);
+		answer_free(&old);
+	}
+	if (!e->ok && e->builders == 0)
+		drop(c, e);
+	else
+		use(c, e);
+	trim(c);
+	pthread_cond_broadcast(&c->built);
+}
+
+void
+webcache_handle(struct webcache *c, struct web *w, struct store *st,
+    const struct web_req *rq, const char *key, uint64_t gen,
+    struct web_resp *rs)
+{
+	bool get =
+	    strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0;
+	struct entry *e = NULL;
+	struct answer an;
+	bool hit, kept;
+
+	if (!get || key == NULL) {
+		web_handle(w, st, rq, rs);
+		if (get && keepable(rs)) {
+			make_answer(rs, rq->now, &an);
+			web_resp_free(rs);
+			respond(rq, &an, rs);
+		}
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	hit = claim(c, rq, key, gen, &an, &e);
+	pthread_mutex_unlock(&c->lock);
+	if (hit) {
+		respond(rq, &an, rs);
+		return;
+	}
+	web_handle(w, st, rq, rs);
+	if ((kept = keepable(rs))) {
+		make_answer(rs, rq->now, &an);
+		web_resp_free(rs);
+	}
+	pthread_mutex_lock(&c->lock);
+	keep(c, e, kept, &an, gen, rq->now);
+	pthread_mutex_unlock(&c->lock);
+	if (kept)
+		respond(rq, &an, rs);
+}
