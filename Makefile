@@ -15,31 +15,11 @@ HARDEN  = -fstack-protector-strong -D_FORTIFY_SOURCE=2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -letpan -lpthread
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
-# The files that need libetpan, libcurl, libmicrohttpd, jansson or GnuTLS
-# (IMAP, SMTP, the web server) go into a shared object that the binary
-# carries and loads at their first use (bot/ext.c): the other commands
-# start without those 25 libraries.  Tests link them all.
-EXT_SRC   := bot/source/imap.c bot/source/imap_guard.c bot/source/imap_tls.c \
-	     bot/source/pubinbox_http.c bot/mailout/smtp.c \
-	     $(sort $(wildcard bot/web/*.c))
-# libetpan's MIME parser (parsers/mime_etpan.c) is linked into the binary
-# from libetpan's static archive: its few objects need nothing but libc,
-# where the shared library pulls in GnuTLS and a dozen more.  Its names
-# stay the binary's own (not exported), so the IMAP code in the shared
-# object binds to the shared libetpan alone.
-# libopendkim (DKIM, bot/workflow/dkim.c) is in the core: ingest checks
-# every mail with it; it costs a start of the binary about 1 ms (libcrypto).
-CORE_LIBS := $(shell pkg-config --libs libgit2 sqlite3 nettle hogweed libpsl zlib \
-	     libdeflate opendkim 2>/dev/null) -Wl,--exclude-libs,libetpan.a -Wl,-Bstatic -letpan -Wl,-Bdynamic \
-	     -lpthread
-EXT_LIBS  := $(shell pkg-config --libs libcurl libmicrohttpd jansson gnutls \
-	     2>/dev/null) -letpan
-
 ALL_CFLAGS = $(WARN) $(HARDEN) $(OPT) -I. $(PKG_CFLAGS) $(SANFLAGS) $(WERROR) $(CFLAGS)
 ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 
 LIB_SRC  := $(sort $(wildcard util/*.c parsers/*.c storage/*.c bot/*.c bot/*/*.c))
-LIB_SRC  := $(filter-out bot/main.c bot/ext.c,$(LIB_SRC))
+LIB_SRC  := $(filter-out bot/main.c,$(LIB_SRC))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # The default mail templates are compiled in (bot/mailout/template.h), so the
 # binary works from any directory.
@@ -50,11 +30,7 @@ LIB_OBJ  += $(BUILD)/gen/templates.o
 WEB_SRC  := $(sort $(wildcard templates/web/*))
 WEB_GEN  := $(BUILD)/gen/web_templates.c
 LIB_OBJ  += $(BUILD)/gen/web_templates.o
-MAIN_OBJ := $(BUILD)/bot/main.o $(BUILD)/bot/ext.o $(BUILD)/gen/ext_blob.o
-EXT_OBJ  := $(EXT_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/web_templates.o
-EXT_PIC  := $(EXT_OBJ:$(BUILD)/%=$(BUILD)/pic/%)
-EXT_SO   := $(BUILD)/patchyard-ext.so
-CORE_LIB := $(BUILD)/libyard-core.a
+MAIN_OBJ := $(BUILD)/bot/main.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
@@ -89,39 +65,15 @@ $(WEB_GEN): $(WEB_SRC) scripts/embed-templates
 $(BUILD)/gen/web_templates.o: $(WEB_GEN)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-# The shared object's files again, as position-independent code.
-$(BUILD)/pic/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
-
-$(BUILD)/pic/gen/web_templates.o: $(WEB_GEN)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -MMD -MP -c $< -o $@
-
-# Its own names bound to itself; the rest (util, parsers, storage) it
-# finds in the binary that loads it.
-$(EXT_SO): $(EXT_PIC)
-	$(CC) $(ALL_LDFLAGS) -shared -Wl,-Bsymbolic -o $@ $^ $(EXT_LIBS)
-
-# Its bytes in the binary.
-$(BUILD)/gen/ext_blob.o: $(EXT_SO)
-	@mkdir -p $(dir $@)
-	printf '\t.section .rodata\n\t.balign 64\n\t.globl yard_ext_so\nyard_ext_so:\n\t.incbin "%s"\n\t.globl yard_ext_so_end\nyard_ext_so_end:\n\t.section .note.GNU-stack,"",@progbits\n' \
-		'$(abspath $(EXT_SO))' > $(BUILD)/gen/ext_blob.s
-	$(CC) -c $(BUILD)/gen/ext_blob.s -o $@
-
 $(LIBYARD): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(CORE_LIB): $(filter-out $(EXT_OBJ),$(LIB_OBJ))
-	@rm -f $@
-	$(AR) rcs $@ $^
-
-# Every file of the core, exported: the shared object calls into them.
-$(BINARY): $(MAIN_OBJ) $(CORE_LIB)
+# Every file, exported: libgit2's calls into mbedTLS bind to the ones
+# bot/git/gittls.c defines.
+$(BINARY): $(MAIN_OBJ) $(LIBYARD)
 	$(CC) $(ALL_LDFLAGS) -rdynamic -o $@ $(MAIN_OBJ) \
-		-Wl,--whole-archive $(CORE_LIB) -Wl,--no-whole-archive $(CORE_LIBS)
+		-Wl,--whole-archive $(LIBYARD) -Wl,--no-whole-archive $(PKG_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBYARD)
 	@mkdir -p $(dir $@)

@@ -1,7 +1,6 @@
 /*
  * Writing to a file descriptor: the staging repository's pack and apply
- * cache (bot/git/), the network parts' object into its memfd (bot/ext.c);
- * and the standard descriptors kept open (bot/main.c).
+ * cache (bot/git/); and the standard descriptors kept open (bot/main.c).
  */
 #ifndef UTIL_FDIO_H
 #define UTIL_FDIO_H
