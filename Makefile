@@ -69,11 +69,8 @@ $(LIBYARD): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# Every file, exported: libgit2's calls into mbedTLS bind to the ones
-# bot/git/gittls.c defines.
 $(BINARY): $(MAIN_OBJ) $(LIBYARD)
-	$(CC) $(ALL_LDFLAGS) -rdynamic -o $@ $(MAIN_OBJ) \
-		-Wl,--whole-archive $(LIBYARD) -Wl,--no-whole-archive $(PKG_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(MAIN_OBJ) $(LIBYARD) $(PKG_LIBS)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(LIBYARD)
 	@mkdir -p $(dir $@)

@@ -247,8 +247,7 @@ gp_close_epoch(struct git_pubinbox *p)
 }
 
 /* libgit2 is started when first needed: an epoch read from its packs
- * alone never needs it (and starting it costs 2 ms, its TLS set up;
- * the CA bundle is left to the first handshake, bot/git/gittls.c). */
+ * alone never needs it. */
 static enum err
 gp_open_repo(struct git_pubinbox *p, size_t ei, git_repository **repo)
 {
