@@ -29,7 +29,6 @@
 #include "storage/store_run.h"
 #include "util/log.h"
 #include "util/timeutil.h"
-#include "util/xalloc.h"
 
 #define EXIT_TEMPFAIL 75
 /* sysexits' EX_DATAERR: the MTA returns the mail to its sender. */
@@ -312,10 +311,6 @@ cmd_import(struct cli *c)
 		return 1;
 	}
 	o.progress = isatty(STDERR_FILENO);
-	/* Mails, their parses and SQLite's cache: tens of megabytes of
-	 * fresh memory, a page fault per 4 KB without huge pages. */
-	xalloc_huge_heap((size_t)64 << 20);
-	o.huge = true;
 	if (store_set_sync(c->st, STORE_SYNC_NORMAL) != ERR_OK ||
 	    store_bulk(c->st, true) != ERR_OK) {
 		store_ckpt_handoff(helper, c->conf.database, LLONG_MAX);
@@ -593,8 +588,6 @@ cmd_worker(struct cli *c)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK || cli_open_db(c, STORE_RW) != ERR_OK)
 		return 1;
-	/* Trees, blobs and packs in memory by the tens of megabytes. */
-	xalloc_huge_heap((size_t)64 << 20);
 	if (strcmp(c->argv[0], "rebuild") == 0)
 		e = stage_rebuild(c->st, &c->conf);
 	else

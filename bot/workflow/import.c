@@ -1,6 +1,5 @@
 #include "bot/workflow/import.h"
 
-#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +91,6 @@ struct queue {
 	double frac; /* the source's progress (the reader's to ask) */
 	double reader_cpu; /* seconds of CPU of the reading thread */
 	double reader_idle, writer_idle; /* seconds each waited for the other */
-	bool huge; /* the reader's heap in huge pages */
 };
 
 static double
@@ -227,8 +225,6 @@ reader(void *arg)
 
 	/* Signals are the main thread's: its writer decides when to stop. */
 	thread_helper("yard-read");
-	if (q->huge)
-		xalloc_huge_thread((size_t)24 << 20);
 	pthread_mutex_lock(&q->mu);
 	while (!q->stop) {
 		if (!q->read_done && q->count < QUEUE_LEN &&
@@ -449,15 +445,7 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	memset(&q, 0, sizeof(q));
 	memset(&w, 0, sizeof(w));
 	*done = 0;
-	/* Mails come and go by the thousand: keep freed memory instead of
-	 * handing it back to the kernel and asking again (the caller's
-	 * xalloc_huge_heap, with huge, keeps more). */
-	if (!o->huge) {
-		mallopt(M_TRIM_THRESHOLD, 64 * 1024 * 1024);
-		mallopt(M_TOP_PAD, 16 * 1024 * 1024);
-	}
 	q.src = src;
-	q.huge = o->huge;
 	w.in = in;
 	w.st = st;
 	w.o = o;

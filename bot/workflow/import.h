@@ -23,9 +23,6 @@ struct import_opts {
 	 * SIGTERM). */
 	const volatile sig_atomic_t *stop;
 	bool quiet; /* the summary line at debug level: the caller logs */
-	/* The reading thread's heap in huge pages too (the caller's
-	 * xalloc_huge_heap for its own): for a command, not the daemon. */
-	bool huge;
 };
 
 enum err import_path(struct ingest *in, struct store *st, const char *path,

@@ -1,5 +1,5 @@
-/* Unit tests of util/: buffers, views, arena, UTF-8, JSON, time, the
- * huge-page heap, libgit2's words. */
+/* Unit tests of util/: buffers, views, arena, UTF-8, JSON, time,
+ * libgit2's words. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -442,93 +442,6 @@ test_fd_std_open(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
-/* Whether the mapping that holds p is advised MADV_HUGEPAGE ("hg" in
- * its VmFlags). */
-static bool
-advised_huge(const void *p)
-{
-	FILE *f = fopen("/proc/self/smaps", "r");
-	char line[512];
-	bool in = false, hg = false;
-
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned long lo, hi;
-
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
-		    strchr(line, '-') < strchr(line, ' '))
-			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
-			hg = strstr(line, " hg") != NULL;
-			break;
-		}
-	}
-	fclose(f);
-	return hg;
-}
-
-/* A thread's block after xalloc_huge_thread: in an advised mapping?
- * (cmocka's asserts are the main thread's.) */
-static void *
-huge_thread(void *arg)
-{
-	size_t n = (size_t)4 << 20;
-	char *p;
-
-	xalloc_huge_thread((size_t)8 << 20);
-	p = malloc(n);
-	if (p != NULL) {
-		memset(p, 1, n);
-		*(bool *)arg = advised_huge(p + n / 2);
-	}
-	free(p);
-	return NULL;
-}
-
-/*
- * After xalloc_huge_heap, blocks of the next megabytes come from a heap
- * advised for huge pages, the first of them and one allocated after
- * much else; after xalloc_huge_thread, so do a thread's.
- */
-static void
-test_huge_heap(void **state)
-{
-	char *a, *b, *small[256];
-	pthread_t th;
-	bool thread_huge = false;
-	size_t i;
-
-	(void)state;
-	for (i = 0; i < 256; i++)
-		small[i] = malloc(1000 + i);
-	for (i = 0; i < 256; i += 2)
-		free(small[i]); /* free memory in bins, as a program has */
-	xalloc_huge_heap((size_t)32 << 20);
-	a = malloc((size_t)8 << 20);
-	b = malloc((size_t)16 << 20);
-	assert_non_null(a);
-	assert_non_null(b);
-	if (a >= (char *)sbrk(0)) {
-		/* Not from the data segment: not glibc's malloc (a
-		 * sanitizer's, valgrind's), which gets no advice. */
-		free(a);
-		free(b);
-		for (i = 1; i < 256; i += 2)
-			free(small[i]);
-		skip();
-	}
-	assert_true(advised_huge(a + ((size_t)4 << 20)));
-	assert_true(advised_huge(b + ((size_t)15 << 20)));
-	free(a);
-	free(b);
-	for (i = 1; i < 256; i += 2)
-		free(small[i]);
-	assert_int_equal(
-	    pthread_create(&th, NULL, huge_thread, &thread_huge), 0);
-	assert_int_equal(pthread_join(th, NULL), 0);
-	assert_true(thread_huge);
-}
-
 /* What a helper thread sees after thread_helper(): written by it. */
 struct helper_seen {
 	bool term, intr, hup, usr1;
@@ -648,7 +561,6 @@ main(void)
 		cmocka_unit_test(test_qp_encode),
 		cmocka_unit_test(test_fd_write_all),
 		cmocka_unit_test(test_fd_std_open),
-		cmocka_unit_test(test_huge_heap),
 		cmocka_unit_test(test_thread_helper),
 		cmocka_unit_test(test_gitmsg_plain),
 		cmocka_unit_test(test_gitmsg_config),
