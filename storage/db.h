@@ -26,24 +26,9 @@ struct store {
 	unsigned long fault_at; /* store_fault: the step that fails, or 0 */
 	const char *busy_what; /* store_fault_busy: which statement */
 	unsigned busy_left; /* and how many more times */
-	struct ckpt *ckpt; /* a bulk load's checkpointer (store_ckpt.c) */
 	int64_t data_version; /* store_changed(): as last seen */
 	bool data_version_seen;
 };
-
-/* Log frames between two checkpoints of a bulk load: 128 MB of 8 KB
- * pages, what wal_autocheckpoint was set to before. */
-#define CKPT_PAGES 16384
-
-/* Checkpoints on a thread of their own, each when the log has grown by
- * pages (store_ckpt.c).  ckpt_stop() returns how many it ran. */
-enum err ckpt_start(struct store *st, int pages);
-unsigned long ckpt_stop(struct store *st);
-/* For the tests: the pid of store_ckpt_helper()'s process, and how long
- * it waits, once it has the database open, before it copies the log. */
-struct ckpt_helper;
-int ckpt_helper_pid(const struct ckpt_helper *h);
-extern unsigned ckpt_helper_pause_ms;
 
 /* sqlite3_step() of the statement named what (as in messages), counted,
  * and failed on purpose when a test asks. */

@@ -397,7 +397,6 @@ store_close(struct store *st)
 
 	if (st == NULL)
 		return;
-	ckpt_stop(st);
 	for (i = 0; i < SQL_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	if (st->db)
@@ -419,26 +418,13 @@ store_set_sync(struct store *st, enum store_sync s)
 enum err
 store_bulk(struct store *st, bool on)
 {
-	int off = 0;
-
-	/*
-	 * A bulk load checkpoints every 128 MB (8 KB pages) rather than
-	 * every 8 MB, on a thread of its own (store_ckpt.c), or in its
-	 * commits if that thread cannot start; 16 MB of cache keeps a large
-	 * archive's indexes in memory.  At the end the WAL is left for the
-	 * next writer's automatic checkpoint (or the daemon's) instead of
-	 * being copied into the database file before the import returns:
-	 * the data is committed either way, and the copy is maintenance.
-	 */
-	if (on) {
-		if (ckpt_start(st, CKPT_PAGES) != ERR_OK &&
-		    db_script(st, "PRAGMA wal_autocheckpoint=16384;",
-		        "bulk on") != ERR_OK)
-			return ERR_DB;
-		return db_script(st, "PRAGMA cache_size=-16384;", "bulk on");
-	}
-	ckpt_stop(st);
-	sqlite3_db_config(st->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &off);
+	/* A checkpoint every 128 MB of log (8 KB pages) rather than every
+	 * 8 MB; 16 MB of cache keeps a large archive's indexes in memory. */
+	if (on)
+		return db_script(st,
+		    "PRAGMA wal_autocheckpoint=16384;"
+		    "PRAGMA cache_size=-16384;",
+		    "bulk on");
 	return db_script(st, "PRAGMA wal_autocheckpoint=1000;", "bulk off");
 }
 

@@ -28,25 +28,11 @@ enum store_sync {
 enum err store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
 enum err store_set_sync(struct store *st, enum store_sync s);
-/* Make room for a bulk load: bigger cache, checkpoints less often and
- * on a thread of their own (storage/store_ckpt.c). */
+/* Make room for a bulk load: a bigger cache, and checkpoints less
+ * often (SQLite's own, in the commit that crosses the period).  The
+ * log left at the end is copied into the database when the connection
+ * closes, as SQLite does for the last one. */
 enum err store_bulk(struct store *st, bool on);
-/*
- * After a bulk load, the log it left (every page it wrote; util-linux's
- * 3,500 mails leave 35 MB) copied into the database by a process of its
- * own, as git detaches its automatic gc: the load returns without that
- * copy and its fsync (as long again as the load), and the commands after
- * it do not each read the whole log to index it, as SQLite does when it
- * opens a database no other process has open (`list` took 45 ms instead
- * of 20).  store_ckpt_helper() forks the helper before the database is
- * first opened (NULL when it cannot); store_ckpt_handoff(), with the
- * store still open, gives it the log when the log holds at least min
- * bytes, else lets it go, and frees h.  Returns the helper's pid when it
- * has the log (for the tests), else 0.
- */
-struct ckpt_helper;
-struct ckpt_helper *store_ckpt_helper(const char *path);
-int store_ckpt_handoff(struct ckpt_helper *h, const char *path, long long min);
 /* Bound SQLite's page cache of this connection to KB kilobytes. */
 enum err store_cache_limit(struct store *st, int kb);
 

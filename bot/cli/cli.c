@@ -7,7 +7,6 @@
 #include "bot/cli/clipriv.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,9 +32,6 @@
 #define EXIT_TEMPFAIL 75
 /* sysexits' EX_DATAERR: the MTA returns the mail to its sender. */
 #define EXIT_DATAERR 65
-/* A log smaller than this is indexed in a few milliseconds by the next
- * command (about 0.6 ms a MB): not worth a process. */
-#define IMPORT_DETACH_LOG (4LL << 20)
 
 static const char usage_text[] =
     "usage: patchyard [-c bot.conf] [-v|-q] COMMAND [ARGS]\n"
@@ -278,7 +274,6 @@ cmd_import(struct cli *c)
 {
 	struct import_opts o;
 	struct ingest *in;
-	struct ckpt_helper *helper;
 	double t0 = time_mono();
 	static const struct option opts[] = {
 		{ "project", required_argument, NULL, 'p' },
@@ -304,18 +299,12 @@ cmd_import(struct cli *c)
 		return cli_usage();
 	if (cli_load(c) != ERR_OK)
 		return 1;
-	/* Forked before the database is opened (store.h). */
-	helper = store_ckpt_helper(c->conf.database);
-	if (cli_open_db(c, STORE_CREATE) != ERR_OK) {
-		store_ckpt_handoff(helper, c->conf.database, LLONG_MAX);
+	if (cli_open_db(c, STORE_CREATE) != ERR_OK)
 		return 1;
-	}
 	o.progress = isatty(STDERR_FILENO);
 	if (store_set_sync(c->st, STORE_SYNC_NORMAL) != ERR_OK ||
-	    store_bulk(c->st, true) != ERR_OK) {
-		store_ckpt_handoff(helper, c->conf.database, LLONG_MAX);
+	    store_bulk(c->st, true) != ERR_OK)
 		return 1;
-	}
 	in = ingest_new(c->st, &c->conf);
 	for (i = 0; i < npaths && rc == 0; i++) {
 		enum err e = import_path(in, c->st, paths[i], &o);
@@ -334,9 +323,6 @@ cmd_import(struct cli *c)
 	if (log_get_level() >= LOG_WARN || o.progress)
 		print_stats(ingest_stats(in), time_mono() - t0);
 	ingest_free(in);
-	/* What was imported is committed: the log is copied into the
-	 * database after the command returns. */
-	store_ckpt_handoff(helper, c->conf.database, IMPORT_DETACH_LOG);
 	return rc;
 }
 

@@ -399,49 +399,6 @@ file_size(const char *p)
 	return stat(p, &sb) == 0 ? (long)sb.st_size : -1;
 }
 
-/*
- * A bulk load checkpoints on its own thread: with a log of 32 pages
- * between checkpoints, commits of 40 pages each get copied into the
- * database file while the writer goes on (the file grows before the
- * load ends, and the log starts over: it stays far below what was
- * written); with the load over, SQLite's own hook is back.
- */
-static void
-test_bulk_checkpoints_aside(void **state)
-{
-	char wal[160], sql[128];
-	struct store *st;
-	long before;
-	unsigned long runs;
-	int i, k;
-
-	(void)state;
-	snprintf(wal, sizeof(wal), "%s-wal", path);
-	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
-	assert_int_equal(
-	    db_script(st, "CREATE TABLE bulk(x BLOB);", "t"), ERR_OK);
-	before = file_size(path);
-	assert_int_equal(ckpt_start(st, 32), ERR_OK);
-	assert_int_equal(store_bulk(st, true), ERR_OK); /* keeps it */
-	for (i = 0; i < 40; i++) {
-		snprintf(sql, sizeof(sql),
-		    "INSERT INTO bulk VALUES(randomblob(%d));", 320 * 1024);
-		assert_int_equal(store_begin(st), ERR_OK);
-		assert_int_equal(db_script(st, sql, "t"), ERR_OK);
-		assert_int_equal(store_commit(st), ERR_OK);
-	}
-	/* 40 commits of 40 pages: 12.8 MB through a log that the
-	 * checkpointer keeps starting over. */
-	for (k = 0; k < 500 && file_size(path) < before + (8 << 20); k++)
-		usleep(10 * 1000);
-	assert_true(file_size(path) >= before + (8 << 20));
-	assert_true(file_size(wal) < (8 << 20));
-	runs = ckpt_stop(st);
-	assert_true(runs >= 2);
-	assert_int_equal(store_bulk(st, false), ERR_OK);
-	store_close(st);
-}
-
 /* The rows of table t in the database at p, read by a connection of
  * its own (-1 on error). */
 static long
@@ -487,17 +444,6 @@ bulk_load(const char *p, const char *t)
 	return st;
 }
 
-/* Wait for process pid, which must exit 0. */
-static void
-reap(int pid)
-{
-	int status;
-
-	assert_true(pid > 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
 /* A database named name in the test's folder, and its log's name. */
 static void
 db_in_dir(const char *name, char db[160], char wal[170])
@@ -507,156 +453,25 @@ db_in_dir(const char *name, char db[160], char wal[170])
 }
 
 /*
- * What a bulk load leaves in the log, a helper process copies into the
- * database, and removes the log: the rows are all there, in the
- * database file, for a connection opened after it.  A helper given a
- * log below the minimum lets it be and exits.
+ * A bulk load checkpoints as SQLite does, every 128 MB of log, and the
+ * log it leaves is copied into the database when the store closes: the
+ * rows are all in the database file, for a connection opened after it,
+ * and the log is gone.
  */
 static void
-test_ckpt_helper(void **state)
+test_bulk_load_closes_into_db(void **state)
 {
 	char db[160], wal[170];
-	struct ckpt_helper *h;
 	struct store *st;
-	long before, logged;
-	int pid;
 
 	(void)state;
-	db_in_dir("ck.db", db, wal);
-	h = store_ckpt_helper(db);
-	assert_non_null(h);
-	pid = ckpt_helper_pid(h);
-	st = bulk_load(db, "ck");
-	/* All of it in the log, none yet in the database file. */
-	before = file_size(db);
-	logged = file_size(wal);
-	assert_true(logged >= 20 * 320 * 1024);
-	assert_true(before < (1 << 20));
-	assert_int_equal(store_ckpt_handoff(h, db, logged + 1), 0);
-	reap(pid);
+	db_in_dir("bulk.db", db, wal);
+	st = bulk_load(db, "bulk");
+	assert_true(file_size(wal) >= 20 * 320 * 1024);
 	store_close(st);
-	assert_int_equal(file_size(wal), logged);
-	h = store_ckpt_helper(db);
-	assert_non_null(h);
-	st = bulk_load(db, "ck2");
-	pid = store_ckpt_handoff(h, db, 1 << 20);
-	assert_true(pid > 0);
-	store_close(st);
-	reap(pid);
 	assert_int_equal(file_size(wal), -1);
-	assert_true(file_size(db) >= before + 40 * 320 * 1024);
-	assert_int_equal(count_rows(db, "ck"), 20);
-	assert_int_equal(count_rows(db, "ck2"), 20);
-}
-
-/*
- * A script may move the database aside as soon as the import returns,
- * remove its log's name and make a new one under its name (the
- * acceptance check `hardening` does): the helper copying the old one's
- * log leaves the new one's files alone, and the old one, moved, still
- * gets all of its rows.
- */
-static void
-test_ckpt_helper_moved_aside(void **state)
-{
-	char db[160], old[160], f[180];
-	struct ckpt_helper *h;
-	struct store *st, *nw;
-	int pid;
-
-	(void)state;
-	snprintf(db, sizeof(db), "%s/mv.db", dir);
-	snprintf(old, sizeof(old), "%s/mv-old.db", dir);
-	ckpt_helper_pause_ms = 300; /* the helper's copy of it */
-	h = store_ckpt_helper(db);
-	ckpt_helper_pause_ms = 0;
-	assert_non_null(h);
-	st = bulk_load(db, "ck");
-	pid = store_ckpt_handoff(h, db, 1 << 20);
-	store_close(st);
-	/* mv mv.db mv-old.db; rm -f mv.db-*; a new mv.db, written, open. */
-	assert_int_equal(rename(db, old), 0);
-	snprintf(f, sizeof(f), "%s-wal", db);
-	assert_int_equal(unlink(f), 0);
-	snprintf(f, sizeof(f), "%s-shm", db);
-	assert_int_equal(unlink(f), 0);
-	assert_int_equal(store_open(db, STORE_CREATE, &nw), ERR_OK);
-	assert_int_equal(db_script(nw,
-	                     "CREATE TABLE nw(x);"
-	                     "INSERT INTO nw VALUES(1),(2),(3),(4),(5);",
-	                     "t"),
-	    ERR_OK);
-	reap(pid);
-	/* Another connection, the new one still open: its log is there. */
-	assert_int_equal(count_rows(db, "nw"), 5);
-	store_close(nw);
-	assert_int_equal(count_rows(db, "nw"), 5);
-	assert_int_equal(count_rows(old, "ck"), 20);
-}
-
-/*
- * The helper may be gone when the load ends (killed, out of memory): the
- * handoff then says so (0) and the caller, whose SIGPIPE is not ignored
- * here, goes on; the log stays for the next connection.
- */
-static void
-test_ckpt_helper_gone(void **state)
-{
-	char db[160], wal[170];
-	struct ckpt_helper *h;
-	struct store *st;
-	int pid, status;
-
-	(void)state;
-	assert_true(signal(SIGPIPE, SIG_DFL) != SIG_ERR);
-	db_in_dir("gone.db", db, wal);
-	h = store_ckpt_helper(db);
-	assert_non_null(h);
-	pid = ckpt_helper_pid(h);
-	assert_int_equal(kill(pid, SIGKILL), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
-	st = bulk_load(db, "ck");
-	assert_int_equal(store_ckpt_handoff(h, db, 1), 0);
-	assert_true(file_size(wal) > 0);
-	store_close(st);
-	assert_int_equal(count_rows(db, "ck"), 20);
-}
-
-/*
- * A caller whose standard input and error are closed (cron, a daemon's
- * child) gets the socket pair at 0 and 2: the helper moves its end up
- * before /dev/null goes onto 0-2, and copies the log.
- */
-static void
-test_ckpt_helper_low_fds(void **state)
-{
-	char db[160], wal[170];
-	struct ckpt_helper *h;
-	struct store *st;
-	int in, err, pid;
-
-	(void)state;
-	db_in_dir("low.db", db, wal);
-	in = dup(STDIN_FILENO);
-	err = dup(STDERR_FILENO);
-	assert_true(in > 2 && err > 2);
-	close(STDIN_FILENO);
-	close(STDERR_FILENO);
-	h = store_ckpt_helper(db);
-	/* The caller's end is at 0, the helper's was at 2. */
-	assert_int_equal(dup2(err, STDERR_FILENO), STDERR_FILENO);
-	close(err);
-	assert_non_null(h);
-	st = bulk_load(db, "ck");
-	pid = store_ckpt_handoff(h, db, 1);
-	assert_int_equal(dup2(in, STDIN_FILENO), STDIN_FILENO);
-	close(in);
-	assert_true(pid > 0);
-	store_close(st);
-	reap(pid);
-	assert_int_equal(file_size(wal), -1);
-	assert_int_equal(count_rows(db, "ck"), 20);
+	assert_true(file_size(db) >= 20 * 320 * 1024);
+	assert_int_equal(count_rows(db, "bulk"), 20);
 }
 
 int
@@ -672,11 +487,7 @@ main(void)
 		cmocka_unit_test(test_per_patch_statements_use_indexes),
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
-		cmocka_unit_test(test_bulk_checkpoints_aside),
-		cmocka_unit_test(test_ckpt_helper),
-		cmocka_unit_test(test_ckpt_helper_moved_aside),
-		cmocka_unit_test(test_ckpt_helper_gone),
-		cmocka_unit_test(test_ckpt_helper_low_fds),
+		cmocka_unit_test(test_bulk_load_closes_into_db),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
