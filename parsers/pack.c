@@ -20,23 +20,6 @@ be32(const unsigned char *p)
 	    (uint32_t)p[2] << 8 | p[3];
 }
 
-const char *
-pack_type_name(enum pack_type t)
-{
-	switch (t) {
-	case PACK_COMMIT:
-		return "commit";
-	case PACK_TREE:
-		return "tree";
-	case PACK_BLOB:
-		return "blob";
-	case PACK_TAG:
-		return "tag";
-	default:
-		return NULL;
-	}
-}
-
 bool
 packidx_init(struct packidx *x, const unsigned char *map, size_t len)
 {
@@ -88,7 +71,7 @@ fanout_search(const unsigned char *fan, const unsigned char *ids,
 	return false;
 }
 
-bool
+static bool
 packidx_pos(
     const struct packidx *x, const unsigned char id[PACK_ID_LEN], uint32_t *pos)
 {
@@ -98,7 +81,7 @@ packidx_pos(
 	    x->map + IDX_HEAD, x->map + IDX_HEAD + IDX_FANOUT, id, pos);
 }
 
-bool
+static bool
 packidx_offset(const struct packidx *x, uint32_t pos, uint64_t *off)
 {
 	const unsigned char *offs;
@@ -122,25 +105,6 @@ packidx_offset(const struct packidx *x, uint32_t pos, uint64_t *off)
 	at += big * 8;
 	*off = (uint64_t)be32(x->map + at) << 32 | be32(x->map + at + 4);
 	return true;
-}
-
-uint32_t
-packidx_crc(const struct packidx *x, uint32_t pos)
-{
-	return be32(x->map + IDX_HEAD + IDX_FANOUT +
-	    (size_t)x->n * PACK_ID_LEN + (size_t)pos * 4);
-}
-
-const unsigned char *
-packidx_pack_sum(const struct packidx *x)
-{
-	return x->map + x->len - IDX_TRAILER;
-}
-
-const unsigned char *
-packidx_self_sum(const struct packidx *x)
-{
-	return x->map + x->len - PACK_ID_LEN;
 }
 
 bool
@@ -306,103 +270,4 @@ pack_delta_apply(const unsigned char *base, size_t blen, const unsigned char *d,
 		}
 	}
 	return o == olen;
-}
-
-/* Commit-graph: "CGPH", version 1, hash version 1 (SHA-1), the number of
- * chunks, the number of base graphs; then the chunk table (an id and an
- * offset, 12 bytes each, ended by an entry with id 0 whose offset is
- * where the last chunk ends); the chunks; the file's hash. */
-#define CG_HEAD 8
-#define CG_ENTRY 12
-#define CG_DATA (PACK_ID_LEN + 16) /* tree, two parents, generation+date */
-#define CG_NO_PARENT 0x70000000u
-
-static uint64_t
-be64(const unsigned char *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
-bool
-commitgraph_init(struct commitgraph *g, const unsigned char *map, size_t len)
-{
-	const unsigned char *fan = NULL, *ids = NULL, *data = NULL;
-	uint64_t fan_n = 0, ids_n = 0, data_n = 0;
-	uint32_t prev = 0;
-	unsigned chunks, i;
-
-	memset(g, 0, sizeof(*g));
-	if (len < CG_HEAD + CG_ENTRY + PACK_ID_LEN ||
-	    memcmp(map, "CGPH", 4) != 0 || map[4] != 1 || map[5] != 1 ||
-	    map[7] != 0)
-		return false;
-	chunks = map[6];
-	if ((len - CG_HEAD - PACK_ID_LEN) / CG_ENTRY < (size_t)chunks + 1)
-		return false;
-	for (i = 0; i < chunks; i++) {
-		const unsigned char *e = map + CG_HEAD + (size_t)i * CG_ENTRY;
-		uint64_t off = be64(e + 4), end = be64(e + CG_ENTRY + 4);
-
-		/* Each chunk lies after the table, before the next and
-		 * before the hash. */
-		if (off < CG_HEAD + ((uint64_t)chunks + 1) * CG_ENTRY ||
-		    end < off || end > len - PACK_ID_LEN)
-			return false;
-		if (memcmp(e, "OIDF", 4) == 0) {
-			fan = map + off;
-			fan_n = end - off;
-		} else if (memcmp(e, "OIDL", 4) == 0) {
-			ids = map + off;
-			ids_n = end - off;
-		} else if (memcmp(e, "CDAT", 4) == 0) {
-			data = map + off;
-			data_n = end - off;
-		}
-	}
-	if (fan == NULL || ids == NULL || data == NULL || fan_n != 1024)
-		return false;
-	for (i = 0; i < 256; i++) {
-		uint32_t f = be32(fan + 4 * i);
-
-		if (f < prev)
-			return false;
-		prev = f;
-	}
-	if (ids_n != (uint64_t)prev * PACK_ID_LEN ||
-	    data_n != (uint64_t)prev * CG_DATA)
-		return false;
-	g->fan = fan;
-	g->ids = ids;
-	g->data = data;
-	g->n = prev;
-	return true;
-}
-
-bool
-commitgraph_find(const struct commitgraph *g,
-    const unsigned char id[PACK_ID_LEN], uint32_t *pos)
-{
-	return g->n > 0 && fanout_search(g->fan, g->ids, id, pos);
-}
-
-const unsigned char *
-commitgraph_id(const struct commitgraph *g, uint32_t pos)
-{
-	return g->ids + (size_t)pos * PACK_ID_LEN;
-}
-
-bool
-commitgraph_commit(const struct commitgraph *g, uint32_t pos,
-    const unsigned char **tree, uint32_t *parent)
-{
-	const unsigned char *d = g->data + (size_t)pos * CG_DATA;
-	uint32_t p = be32(d + PACK_ID_LEN);
-
-	*tree = d;
-	if (p == CG_NO_PARENT) {
-		*parent = COMMITGRAPH_NONE;
-		return true;
-	}
-	*parent = p;
-	return p < g->n;
 }

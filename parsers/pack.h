@@ -1,10 +1,12 @@
 /*
- * git's pack and pack index formats (gitformat-pack(5)), the parts that
- * are parsing only: the version 2 index, an object's header in a pack,
- * and the delta that rebuilds an object from its base.  Everything works
- * on bytes in memory and trusts none of them: a bad count, offset, size
- * or copy is refused, never followed.  Inflating and hashing are the
- * reader's (bot/source/packread.c).
+ * git's pack formats (gitformat-pack(5)), the parts that are parsing
+ * only: the version 2 index, an object's header in a pack, and the delta
+ * that rebuilds an object from its base.  Everything works on bytes in
+ * memory and trusts none of them: a bad count, offset, size or copy is
+ * refused, never followed.  The staging engine uses the index and the
+ * delta beside libgit2 (bot/git/gitpack.c, bot/git/gittree.c); the
+ * public-inbox reader, the headers, to bound what it asks libgit2 to
+ * inflate (bot/source/packbound.c).
  */
 #ifndef PARSERS_PACK_H
 #define PARSERS_PACK_H
@@ -24,10 +26,6 @@ enum pack_type {
 	PACK_REF_DELTA = 7,
 };
 
-/* "commit", "tree", "blob", "tag" (what an object's hash starts with);
- * NULL for the delta types and anything else. */
-const char *pack_type_name(enum pack_type t);
-
 /* A version 2 pack index (.idx) in memory. */
 struct packidx {
 	const unsigned char *map;
@@ -43,22 +41,6 @@ bool packidx_init(struct packidx *x, const unsigned char *map, size_t len);
  * (or names an offset the index cannot hold). */
 bool packidx_find(const struct packidx *x, const unsigned char id[PACK_ID_LEN],
     uint64_t *off);
-
-/* The same in two steps: where id lies in the index (its position in
- * the sorted ids), then the offset of the object at pos (pos < x->n). */
-bool packidx_pos(const struct packidx *x, const unsigned char id[PACK_ID_LEN],
-    uint32_t *pos);
-bool packidx_offset(const struct packidx *x, uint32_t pos, uint64_t *off);
-
-/* The CRC-32 the index records of the object at pos (pos < x->n): of its
- * bytes in the pack, header and zlib stream, as git index-pack read
- * them. */
-uint32_t packidx_crc(const struct packidx *x, uint32_t pos);
-
-/* The index's two trailing hashes: of the pack it indexes (the pack's
- * own trailing hash), then of the index up to there. */
-const unsigned char *packidx_pack_sum(const struct packidx *x);
-const unsigned char *packidx_self_sum(const struct packidx *x);
 
 /* The header "PACK", version 2 or 3, then the object count (into
  * *count): true when pack[0..len) starts with one and has room for its
@@ -89,36 +71,5 @@ bool pack_delta_sizes(const unsigned char *d, size_t n, uint64_t *base,
  * base and the instructions fill out exactly. */
 bool pack_delta_apply(const unsigned char *base, size_t blen,
     const unsigned char *d, size_t n, unsigned char *out, size_t olen);
-
-/*
- * A commit-graph file (gitformat-commit-graph(5)), version 1 with SHA-1
- * ids and no base graphs: for each commit, by its position in the sorted
- * list of ids, its tree and its first parent's position, read without
- * inflating the commit.  Its trailing hash is the caller's to check.
- */
-struct commitgraph {
-	const unsigned char *fan, *ids, *data;
-	uint32_t n; /* commits */
-};
-
-#define COMMITGRAPH_NONE UINT32_MAX /* a root commit's parent */
-
-/* Check map[0..len) is such a file whose fan-out, id list and commit
- * data are all there and agree on the count; false otherwise. */
-bool commitgraph_init(
-    struct commitgraph *g, const unsigned char *map, size_t len);
-
-/* The position of commit id; false when the graph lacks it. */
-bool commitgraph_find(const struct commitgraph *g,
-    const unsigned char id[PACK_ID_LEN], uint32_t *pos);
-
-/* The id of the commit at pos (< n). */
-const unsigned char *commitgraph_id(const struct commitgraph *g, uint32_t pos);
-
-/* The tree of the commit at pos (< n) and its first parent's position
- * (COMMITGRAPH_NONE for a root); false when that position is not one of
- * the graph's (an octopus' extra edges are never the first). */
-bool commitgraph_commit(const struct commitgraph *g, uint32_t pos,
-    const unsigned char **tree, uint32_t *parent);
 
 #endif

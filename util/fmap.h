@@ -1,6 +1,6 @@
 /*
  * A whole regular file mapped read-only: the pack indexes and packs of
- * git repositories (bot/git/gitpack.c, bot/source/packread.c).
+ * git repositories (bot/git/gitpack.c, bot/source/packbound.c).
  */
 #ifndef UTIL_FMAP_H
 #define UTIL_FMAP_H

@@ -8,38 +8,36 @@
  * An epoch's history is read oldest first along first parents: the order
  * of libgit2's revwalk with GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE and
  * first-parent simplification.  The walk is done by hand instead, from
- * the head down the first parents into an array of commit ids that is
- * then turned round, because a revwalk keeps about 750 bytes a commit
- * (its nodes and the commits it parsed, measured on a 100,000-mail epoch)
- * where the array needs 20, and lore's epochs hold up to a million mails.
+ * the head down the first parents into an array of commit ids (and their
+ * trees) that is then turned round, because a revwalk keeps every commit
+ * it met in memory, hundreds of bytes each, where the array needs 40, and
+ * lore's epochs hold up to a million mails.
  *
- * The objects are read by bot/source/packread.c straight from the
- * epoch's packs (three times as fast as libgit2 on a gc'd epoch, whose
- * mails lie in delta chains), with libgit2 behind it for what no pack
- * holds (loose objects of a live inbox) or what it leaves alone.  Both
- * hash every object again.  libgit2 keeps every commit and tree it reads
- * in a cache of the repository, up to 256 MB by default and with no call
- * to empty it: the epoch is opened again every GP_REOPEN reads through
- * it, which keeps the memory of an import small without touching the
- * process-wide cache settings that the stager shares.
+ * Every object is read through libgit2, which checks each against its
+ * id.  libgit2 keeps the commits and trees it reads in a cache of the
+ * repository, with no call to empty it: the epoch is opened again every
+ * GP_REOPEN reads through it, which keeps an import's memory bounded
+ * without touching the process-wide cache settings that the stager
+ * shares.
  *
  * The position is "<epoch>:<commit hex>" of the mail handed out last;
  * resuming walks down only to that commit.  A position whose commit is
  * not on the epoch's first-parent line (an inbox rewritten by
  * public-inbox-purge, say) is refused.
  *
- * An archive fetched from a server is not trusted to be small: every
- * object's size is read from its header (the pack's, or libgit2's
- * git_odb_read_header()) before it is inflated.  A mail up to the limit
- * (LIMIT_MAIL_STORE) is handed out whole, for the parser to mark when it
- * is over LIMIT_MAIL_SIZE.  One over it (or built on a delta base that
- * is) is never inflated: it is skipped with ERR_LIMIT and logged with
- * its epoch and commit, and git_pubinbox_skipped() tells the follower,
- * which shows it as the source's last error.  A commit or tree over
- * GP_META_MAX is an error.
+ * An archive fetched from a server is not trusted to be small: before
+ * libgit2 is asked for an object, the headers of the epoch's packs say
+ * how large everything its delta chain holds is (bot/source/packbound.c),
+ * and libgit2's git_odb_read_header() the size of a loose object.  A
+ * mail up to the limit (LIMIT_MAIL_STORE) is handed out whole, for the
+ * parser to mark when it is over LIMIT_MAIL_SIZE.  One over it (or built
+ * on a delta base that is) is never inflated: it is skipped with
+ * ERR_LIMIT and logged with its epoch and commit, and
+ * git_pubinbox_skipped() tells the follower, which shows it as the
+ * source's last error.  A commit or tree over GP_META_MAX is an error.
  */
 #include "bot/source/git_pubinbox.h"
-#include "bot/source/packread.h"
+#include "bot/source/packbound.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -51,20 +49,15 @@
 #include <sys/stat.h>
 
 #include "parsers/limits.h"
-#include "parsers/pack.h"
-#include "parsers/patchid.h"
 #include "util/ascii.h"
-#include "util/fmap.h"
 #include "util/gitmsg.h"
 #include "util/log.h"
 #include "util/oid.h"
 #include "util/xalloc.h"
 
-/* Mails read between two openings of an epoch.  What libgit2 keeps per
- * mail read (its caches of objects and of delta bases) came to about
- * 5 KB: at 4,096 reads an import of util-linux's archive peaked at 66 MB
- * of RSS, at 256 at 44 MB, and ran faster (fresh memory costs a page
- * fault per page; reused memory does not). */
+/* Objects read between two openings of an epoch: what libgit2 caches
+ * per mail read (its commits and trees, and delta bases) stays a few
+ * megabytes. */
 #define GP_REOPEN 256
 
 /* The largest commit or tree read: a v2 commit holds a subject line and
@@ -84,8 +77,9 @@ struct git_pubinbox {
 	size_t nepochs, nalloc;
 	size_t ei; /* the epoch being read */
 	size_t end; /* read up to this epoch index (nepochs: to the end) */
-	git_repository *repo; /* epochs[ei], once its walk is loaded */
-	struct packread *packs; /* its packs, read without libgit2 */
+	git_repository *repo; /* epochs[ei], opened when needed */
+	struct packbound *bound; /* its packs' headers */
+	bool loaded; /* epochs[ei]'s walk is in oids */
 	size_t reads; /* objects libgit2 read since repo was opened */
 	git_oid *oids; /* its commits, oldest first */
 	git_oid *trees; /* their trees: the walk read them, the reads need
@@ -93,8 +87,7 @@ struct git_pubinbox {
 	size_t noids, oalloc, talloc, oi;
 	git_oid hide; /* resume after this commit of epochs[ei] */
 	bool has_hide;
-	const unsigned char *raw; /* the mail handed out last */
-	unsigned char *mail; /* raw when libgit2 read it */
+	unsigned char *mail; /* the mail handed out last, unless held */
 	enum err err; /* sticky: an epoch half read is not read again */
 	bool initialised;
 };
@@ -238,16 +231,15 @@ gp_close_epoch(struct git_pubinbox *p)
 {
 	free(p->mail);
 	p->mail = NULL;
-	p->raw = NULL;
-	packread_free(p->packs);
-	p->packs = NULL;
+	packbound_free(p->bound);
+	p->bound = NULL;
 	git_repository_free(p->repo);
 	p->repo = NULL;
+	p->loaded = false;
 	p->noids = p->oi = 0;
 }
 
-/* libgit2 is started when first needed: an epoch read from its packs
- * alone never needs it. */
+/* libgit2 is started when first needed. */
 static enum err
 gp_open_repo(struct git_pubinbox *p, size_t ei, git_repository **repo)
 {
@@ -266,87 +258,64 @@ gp_open_repo(struct git_pubinbox *p, size_t ei, git_repository **repo)
 	return ERR_OK;
 }
 
-/* Open epochs[ei] again, dropping what libgit2 cached. */
+/* epochs[ei] for one more read: opened when it is not, and again, to
+ * drop what libgit2 cached, every GP_REOPEN reads. */
 static enum err
-gp_reopen(struct git_pubinbox *p)
+gp_repo(struct git_pubinbox *p)
 {
+	if (p->repo != NULL && ++p->reads <= GP_REOPEN)
+		return ERR_OK;
 	git_repository_free(p->repo);
 	p->repo = NULL;
-	p->reads = 0;
+	p->reads = 1;
 	return gp_open_repo(p, p->ei, &p->repo);
-}
-
-/*
- * Object oid from libgit2 into *data (n bytes and a NUL; the caller
- * frees it).  Its size is read from its header first: ERR_LIMIT, with
- * that size in *n, when it is over max (with max 0, that is how to ask
- * an object's size alone).
- */
-static enum err
-gp_libgit2(struct git_pubinbox *p, const git_oid *oid, const char *what,
-    size_t max, enum pack_type *type, unsigned char **data, size_t *n)
-{
-	git_odb *odb = NULL;
-	git_odb_object *o = NULL;
-	git_object_t t;
-	size_t len;
-	enum err e;
-
-	if (p->repo == NULL)
-		e = gp_open_repo(p, p->ei, &p->repo);
-	else
-		e = ++p->reads > GP_REOPEN ? gp_reopen(p) : ERR_OK;
-	if (e != ERR_OK)
-		return e;
-	if (git_repository_odb(&odb, p->repo) != 0 ||
-	    git_odb_read_header(&len, &t, odb, oid) != 0) {
-		git_odb_free(odb);
-		return gp_giterr(p, what);
-	}
-	if (len > max) {
-		git_odb_free(odb);
-		*type = (enum pack_type)t;
-		*n = len;
-		return ERR_LIMIT;
-	}
-	if (git_odb_read(&o, odb, oid) != 0) {
-		git_odb_free(odb);
-		return gp_giterr(p, what);
-	}
-	*type = (enum pack_type)git_odb_object_type(o);
-	*n = git_odb_object_size(o);
-	*data = xmalloc(*n + 1);
-	memcpy(*data, git_odb_object_data(o), *n);
-	(*data)[*n] = '\0';
-	git_odb_object_free(o);
-	git_odb_free(odb);
-	return ERR_OK;
 }
 
 static enum err
 gp_wrong_type(const struct git_pubinbox *p, const git_oid *oid,
-    const char *what, enum pack_type type)
+    const char *what, git_object_t type)
 {
 	log_err("source: %s: %s %s is a %s", p->path, what, GP_HEX(oid),
-	    pack_type_name(type) ? pack_type_name(type) : "?");
+	    git_object_type2string(type));
 	return ERR_GIT;
 }
 
 /*
- * Object oid of type want into *data (n bytes and a NUL; the caller
- * frees it): from the packs, else from libgit2; one over GP_META_MAX
- * is not read.
+ * Whether object oid can be read with nothing larger than max inflated:
+ * ERR_OK with its type and size; ERR_LIMIT when it, or what its delta
+ * chain holds, is larger, with its own size in *n.
  */
 static enum err
-gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
-    const char *what, unsigned char **data, size_t *n)
+gp_fits(struct git_pubinbox *p, const git_oid *oid, size_t max,
+    git_object_t *type, size_t *n)
 {
-	enum pack_type type;
-	enum err e =
-	    packread_read(p->packs, oid->id, GP_META_MAX, &type, data, n);
+	git_odb *odb = NULL;
+	uint64_t most = 0;
+	enum err e = packbound_most(p->bound, oid->id, &most);
 
-	if (e == ERR_NOTFOUND) /* not in a pack: libgit2's */
-		e = gp_libgit2(p, oid, what, GP_META_MAX, &type, data, n);
+	if (e != ERR_OK && e != ERR_NOTFOUND)
+		return e;
+	if ((e = gp_repo(p)) != ERR_OK)
+		return e;
+	/* libgit2 reads only the headers of the chain for this. */
+	if (git_repository_odb(&odb, p->repo) != 0 ||
+	    git_odb_read_header(n, type, odb, oid) != 0) {
+		git_odb_free(odb);
+		return gp_giterr(p, GP_HEX(oid));
+	}
+	git_odb_free(odb);
+	return *n > max || most > max ? ERR_LIMIT : ERR_OK;
+}
+
+/* A commit or tree of type want over GP_META_MAX is an error. */
+static enum err
+gp_meta_fits(struct git_pubinbox *p, const git_oid *oid, git_object_t want,
+    const char *what)
+{
+	git_object_t type;
+	size_t n;
+	enum err e = gp_fits(p, oid, GP_META_MAX, &type, &n);
+
 	if (e == ERR_LIMIT) {
 		log_err("source: %s: epoch %lu: %s %s is over %u KB: not "
 		        "read",
@@ -354,296 +323,91 @@ gp_object(struct git_pubinbox *p, const git_oid *oid, enum pack_type want,
 		    GP_META_MAX / 1024);
 		return ERR_GIT;
 	}
-	if (e != ERR_OK)
-		return e;
-	if (type != want) {
-		free(*data);
-		*data = NULL;
+	if (e == ERR_OK && type != want)
 		return gp_wrong_type(p, oid, what, type);
-	}
-	return ERR_OK;
+	return e;
 }
 
 /*
- * Blob oid, a mail, into p->raw (n bytes and a NUL): the reader's cache
- * keeps it (the next mail may be a delta of it) and lends it until the
- * next read; what libgit2 reads is p->mail's.  ERR_LIMIT when it is over
- * p->limit (or needs a base that is), found from the headers before
- * anything that large is inflated, with its size in *n when its header
- * tells (0 when not), and p->raw NULL.
+ * Blob oid, a mail, into p->mail (n bytes and a NUL).  ERR_LIMIT when it
+ * is over p->limit (or needs a base that is), found from the headers
+ * before anything that large is inflated, with its size in *n.
  */
 static enum err
 gp_mail(struct git_pubinbox *p, const git_oid *oid, size_t *n)
 {
-	enum pack_type type;
-	enum err e =
-	    packread_keep(p->packs, oid->id, p->limit, &type, &p->raw, n);
-
-	if (e == ERR_LIMIT) {
-		/* The pack reader knows it is too large, not how large:
-		 * libgit2 reads its size from the headers of its chain. */
-		unsigned char *none = NULL;
-
-		*n = 0;
-		if (gp_libgit2(p, oid, "blob", 0, &type, &none, n) != ERR_LIMIT)
-			*n = 0;
-		free(none);
-		p->raw = NULL;
-		return ERR_LIMIT;
-	}
-	if (e == ERR_NOTFOUND) {
-		e = gp_libgit2(p, oid, "blob", p->limit, &type, &p->mail, n);
-		p->raw = e == ERR_OK ? p->mail : NULL;
-	}
-	if (e == ERR_OK && type != PACK_BLOB)
-		e = gp_wrong_type(p, oid, "blob", type);
-	return e;
-}
-
-/* "KEY <40 hex>\n" at *at (of the object's end), into oid. */
-static bool
-gp_line_oid(const char **at, const char *end, const char *key, git_oid *oid)
-{
-	size_t k = strlen(key);
-
-	if ((size_t)(end - *at) < k + 1 + GIT_OID_HEXSZ + 1 ||
-	    memcmp(*at, key, k) != 0 || (*at)[k] != ' ' ||
-	    (*at)[k + 1 + GIT_OID_HEXSZ] != '\n' ||
-	    git_oid_fromstrn(oid, *at + k + 1, GIT_OID_HEXSZ) != 0)
-		return false;
-	*at += k + 1 + GIT_OID_HEXSZ + 1;
-	return true;
-}
-
-/* The first parent of commit oid into *parent (*root when it has none),
- * its tree into *tree. */
-static enum err
-gp_parent(struct git_pubinbox *p, const git_oid *oid, git_oid *parent,
-    git_oid *tree, bool *root)
-{
-	unsigned char *c;
-	const char *at, *end;
-	size_t n;
-	enum err e = gp_object(p, oid, PACK_COMMIT, "commit", &c, &n);
+	git_odb *odb = NULL;
+	git_odb_object *o = NULL;
+	git_object_t t;
+	enum err e = gp_fits(p, oid, p->limit, &t, n);
 
 	if (e != ERR_OK)
 		return e;
-	at = (const char *)c;
-	end = at + n;
-	if (!gp_line_oid(&at, end, "tree", tree)) {
-		free(c);
-		log_err("source: %s: commit %s: no tree", p->path, GP_HEX(oid));
-		return ERR_GIT;
+	if (t != GIT_OBJECT_BLOB)
+		return gp_wrong_type(p, oid, "blob", t);
+	if (git_repository_odb(&odb, p->repo) != 0 ||
+	    git_odb_read(&o, odb, oid) != 0) {
+		git_odb_free(odb);
+		return gp_giterr(p, "blob");
 	}
-	*root = !gp_line_oid(&at, end, "parent", parent);
-	free(c);
+	*n = git_odb_object_size(o);
+	p->mail = xmalloc(*n + 1);
+	memcpy(p->mail, git_odb_object_data(o), *n);
+	p->mail[*n] = '\0';
+	git_odb_object_free(o);
+	git_odb_free(odb);
 	return ERR_OK;
 }
 
-/* The 40 hex digits at p (then a newline) into oid. */
-static bool
-gp_hex_line(const char *p, size_t n, git_oid *oid)
-{
-	return n >= GIT_OID_HEXSZ + 1 && p[GIT_OID_HEXSZ] == '\n' &&
-	    git_oid_fromstrn(oid, p, GIT_OID_HEXSZ) == 0;
-}
-
-/* gitdir/name, whole, NUL-terminated, if it is a small file. */
-static bool
-gp_small_file(
-    const char *gitdir, const char *name, char *buf, size_t size, size_t *n)
-{
-	char path[4096];
-	FILE *f;
-	int k = snprintf(path, sizeof(path), "%s/%s", gitdir, name);
-
-	if (k < 0 || (size_t)k >= sizeof(path) ||
-	    (f = fopen(path, "re")) == NULL)
-		return false;
-	*n = fread(buf, 1, size - 1, f);
-	buf[*n] = '\0';
-	fclose(f);
-	return *n < size - 1;
-}
-
-/*
- * The commit HEAD names, read from the files as git writes them: HEAD a
- * "ref: refs/..." line, the ref a loose file or a line of packed-refs.
- * false for anything else (unborn, a symbolic ref of a ref, another ref
- * store), which libgit2 then answers.
- */
-static bool
-gp_head_files(const char *gitdir, git_oid *oid)
-{
-	char head[512], ref[256], line[512], *nl;
-	size_t n, k;
-	FILE *f;
-
-	if (!gp_small_file(gitdir, "HEAD", head, sizeof(head), &n))
-		return false;
-	if (strncmp(head, "ref: refs/", 10) != 0)
-		return gp_hex_line(head, n, oid);
-	if ((nl = memchr(head, '\n', n)) == NULL || nl - head - 5 >= 200)
-		return false;
-	*nl = '\0';
-	k = (size_t)(nl - head - 5);
-	memcpy(ref, head + 5, k + 1);
-	if (strstr(ref, "..") != NULL || strchr(ref, '\\') != NULL)
-		return false;
-	if (gp_small_file(gitdir, ref, line, sizeof(line), &n))
-		return gp_hex_line(line, n, oid);
-	snprintf(line, sizeof(line), "%s/packed-refs", gitdir);
-	if ((f = fopen(line, "re")) == NULL)
-		return false;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		n = strlen(line);
-		if (n == GIT_OID_HEXSZ + 1 + k + 1 &&
-		    line[GIT_OID_HEXSZ] == ' ' &&
-		    memcmp(line + GIT_OID_HEXSZ + 1, ref, k) == 0 &&
-		    line[n - 1] == '\n' &&
-		    git_oid_fromstrn(oid, line, GIT_OID_HEXSZ) == 0) {
-			fclose(f);
-			return true;
-		}
-	}
-	fclose(f);
-	return false;
-}
-
-/* Commit id (and its tree) at the end of p->oids. */
+/* Commit id at the end of p->oids, its tree beside it. */
 static void
-gp_append(
-    struct git_pubinbox *p, const unsigned char *id, const unsigned char *tree)
+gp_append(struct git_pubinbox *p, const git_oid *id, const git_oid *tree)
 {
 	p->oids = xgrow(p->oids, &p->oalloc, p->noids + 1, sizeof(*p->oids));
 	p->trees = xgrow(p->trees, &p->talloc, p->noids + 1, sizeof(*p->trees));
-	git_oid_fromraw(&p->oids[p->noids], id);
-	if (tree != NULL)
-		git_oid_fromraw(&p->trees[p->noids], tree);
+	git_oid_cpy(&p->oids[p->noids], id);
+	git_oid_cpy(&p->trees[p->noids], tree);
 	p->noids++;
 }
 
 /*
- * The epoch's commit-graph (objects/info/commit-graph, as git gc writes
- * it), mapped into *map when it is one file that is whole: its trailing
- * hash is checked, its entries then trusted as git trusts them.
- */
-static bool
-gp_graph_open(const struct git_pubinbox *p, struct commitgraph *g,
-    unsigned char **map, size_t *len)
-{
-	char path[4096];
-	unsigned char sum[PACK_ID_LEN];
-	int k = snprintf(path, sizeof(path), "%s/objects/info/commit-graph",
-	    p->epochs[p->ei].path);
-
-	*map = NULL;
-	if (k < 0 || (size_t)k >= sizeof(path) ||
-	    (*map = fmap_open(path, len)) == NULL)
-		return false;
-	if (commitgraph_init(g, *map, *len)) {
-		patchid_sha1(*map, *len - PACK_ID_LEN, sum);
-		if (memcmp(sum, *map + *len - PACK_ID_LEN, PACK_ID_LEN) == 0)
-			return true;
-	}
-	log_debug("source: %s: its commit-graph is not used", path);
-	fmap_close(*map, *len);
-	*map = NULL;
-	return false;
-}
-
-/*
- * The walk on in the graph from its commit at pos: *done when it met the
- * root or p->hide (*e then what gp_walk returns).  false when the graph
- * names a parent it does not hold, or goes round: p->oids is then as it
- * was, for the walk to read the commits instead.
- */
-static bool
-gp_walk_graph(struct git_pubinbox *p, const struct commitgraph *g, uint32_t pos,
-    enum err *e)
-{
-	size_t start = p->noids, steps = 0;
-
-	for (;;) {
-		const unsigned char *id = commitgraph_id(g, pos), *tree;
-		uint32_t parent;
-
-		if (p->has_hide && memcmp(id, p->hide.id, GIT_OID_RAWSZ) == 0) {
-			*e = ERR_OK;
-			return true;
-		}
-		if (!commitgraph_commit(g, pos, &tree, &parent) ||
-		    ++steps > g->n) {
-			log_err("source: %s: epoch %lu: its commit-graph is "
-			        "inconsistent; reading the commits instead",
-			    p->path, p->epochs[p->ei].num);
-			p->noids = start;
-			return false;
-		}
-		gp_append(p, id, tree);
-		if (parent == COMMITGRAPH_NONE) {
-			*e = p->has_hide ? ERR_INVAL : ERR_OK;
-			return true;
-		}
-		pos = parent;
-	}
-}
-
-/*
  * Walk epochs[ei] from its head down the first parents into p->oids, up
- * to p->hide when set (ERR_INVAL when the walk never meets it), then turn
- * the array round: oldest first.  A commit the commit-graph holds is not
- * read: from there the graph gives each commit's tree and first parent
- * (inflating the commits costs 2 us each, the graph nothing).
+ * to p->hide when set (ERR_INVAL when the walk never meets it).
  */
 static enum err
 gp_walk(struct git_pubinbox *p)
 {
-	struct commitgraph g = { 0 };
-	unsigned char *map = NULL;
-	size_t len = 0;
+	git_commit *c = NULL;
 	git_oid oid;
-	uint32_t pos;
-	bool root;
 	enum err e;
 	int r;
 
-	if (!gp_head_files(p->epochs[p->ei].path, &oid)) {
-		if (p->repo == NULL &&
-		    (e = gp_open_repo(p, p->ei, &p->repo)) != ERR_OK)
-			return e;
-		r = git_reference_name_to_id(&oid, p->repo, "HEAD");
-		if (r == GIT_EUNBORNBRANCH || r == GIT_ENOTFOUND)
-			return p->has_hide ? ERR_INVAL
-			                   : ERR_OK; /* no commits yet */
-		if (r != 0)
-			return gp_giterr(p, "HEAD");
-	}
-	if (!gp_graph_open(p, &g, &map, &len))
-		g.n = 0;
+	if ((e = gp_repo(p)) != ERR_OK)
+		return e;
+	r = git_reference_name_to_id(&oid, p->repo, "HEAD");
+	if (r == GIT_EUNBORNBRANCH || r == GIT_ENOTFOUND)
+		return p->has_hide ? ERR_INVAL : ERR_OK; /* no commits yet */
+	if (r != 0)
+		return gp_giterr(p, "HEAD");
 	for (;;) {
-		if (p->has_hide && git_oid_equal(&oid, &p->hide)) {
-			e = ERR_OK;
-			break;
+		if (p->has_hide && git_oid_equal(&oid, &p->hide))
+			return ERR_OK;
+		if ((e = gp_meta_fits(p, &oid, GIT_OBJECT_COMMIT, "commit")) !=
+		    ERR_OK)
+			return e;
+		if (git_commit_lookup(&c, p->repo, &oid) != 0)
+			return gp_giterr(p, GP_HEX(&oid));
+		gp_append(p, &oid, git_commit_tree_id(c));
+		if (git_commit_parentcount(c) == 0) {
+			git_commit_free(c);
+			return p->has_hide ? ERR_INVAL : ERR_OK;
 		}
-		if (commitgraph_find(&g, oid.id, &pos)) {
-			if (gp_walk_graph(p, &g, pos, &e))
-				break;
-			g.n = 0;
-		}
-		gp_append(p, oid.id, NULL);
-		e = gp_parent(p, &oid, &oid, &p->trees[p->noids - 1], &root);
-		if (e != ERR_OK)
-			break;
-		if (root) {
-			e = p->has_hide ? ERR_INVAL : ERR_OK;
-			break;
-		}
+		git_oid_cpy(&oid, git_commit_parent_id(c, 0));
+		git_commit_free(c);
 	}
-	fmap_close(map, len);
-	return e;
 }
 
+/* The walk of epochs[ei], oldest first. */
 static enum err
 gp_load(struct git_pubinbox *p)
 {
@@ -651,7 +415,8 @@ gp_load(struct git_pubinbox *p)
 	size_t i;
 	enum err e;
 
-	e = packread_open(p->epochs[p->ei].path, &p->packs);
+	p->noids = p->oi = 0;
+	e = packbound_open(p->epochs[p->ei].path, &p->bound);
 	if (e == ERR_OK)
 		e = gp_walk(p);
 	p->has_hide = false;
@@ -665,81 +430,40 @@ gp_load(struct git_pubinbox *p)
 		p->trees[i] = p->trees[p->noids - 1 - i];
 		p->trees[p->noids - 1 - i] = tmp;
 	}
-	/* What libgit2 cached for the walk (when it read any of it). */
+	/* What libgit2 cached for the walk. */
 	git_repository_free(p->repo);
 	p->repo = NULL;
-	p->reads = 0;
+	p->loaded = true;
 	return ERR_OK;
 }
 
 /*
- * In tree t[0..n), the entry called name: its id, and whether it is a
- * folder (or submodule).  false when absent; *bad when t is malformed.
- */
-static bool
-gp_tree_entry(const unsigned char *t, size_t n, const char *name, git_oid *id,
-    bool *folder, bool *bad)
-{
-	size_t i = 0, k = strlen(name);
-
-	*bad = false;
-	while (i < n) {
-		const unsigned char *sp = memchr(t + i, ' ', n - i);
-		const unsigned char *nul;
-
-		if (sp == NULL || sp == t + i ||
-		    (nul = memchr(sp + 1, '\0', n - (size_t)(sp + 1 - t))) ==
-		        NULL ||
-		    (size_t)(t + n - (nul + 1)) < GIT_OID_RAWSZ) {
-			*bad = true;
-			return false;
-		}
-		if ((size_t)(nul - (sp + 1)) == k &&
-		    memcmp(sp + 1, name, k) == 0) {
-			/* 40000 a folder, 160000 a submodule; the rest
-			 * (100644, 100755, 120000) blobs. */
-			*folder = t[i] == '4' ||
-			    (t[i] == '1' && sp - (t + i) == 6 &&
-			        t[i + 1] == '6');
-			git_oid_fromraw(id, nul + 1);
-			return true;
-		}
-		i = (size_t)(nul + 1 - t) + GIT_OID_RAWSZ;
-	}
-	return false;
-}
-
-/*
- * The mail of one commit into p->mail; ERR_NOTFOUND for a commit that
- * holds none (a deletion, or not a v2 commit at all).
+ * The mail of one commit (its tree given) into p->mail; ERR_NOTFOUND for
+ * a commit that holds none (a deletion, or not a v2 commit at all).
  */
 static enum err
 gp_read_commit(
     struct git_pubinbox *p, const git_oid *oid, const git_oid *tree, size_t *n)
 {
-	unsigned char *t;
-	size_t tn;
+	const git_tree_entry *te;
+	git_tree *t = NULL;
 	git_oid id;
-	bool folder, bad, d;
 	enum err e;
 
-	/* The walk read the commit already: its tree is all we need. */
-	if ((e = gp_object(p, tree, PACK_TREE, "tree", &t, &tn)) != ERR_OK)
+	if ((e = gp_meta_fits(p, tree, GIT_OBJECT_TREE, "tree")) != ERR_OK)
 		return e;
-	if (!gp_tree_entry(t, tn, "m", &id, &folder, &bad) || folder) {
-		d = !bad && gp_tree_entry(t, tn, "d", &id, &folder, &bad);
-		free(t);
-		if (bad) {
-			log_err("source: %s: tree %s is malformed", p->path,
-			    GP_HEX(tree));
-			return ERR_GIT;
-		}
-		if (!d)
+	if (git_tree_lookup(&t, p->repo, tree) != 0)
+		return gp_giterr(p, GP_HEX(tree));
+	te = git_tree_entry_byname(t, "m");
+	if (te == NULL || git_tree_entry_type(te) != GIT_OBJECT_BLOB) {
+		if (git_tree_entry_byname(t, "d") == NULL)
 			log_debug("source: %s: commit %s holds no mail",
 			    p->path, GP_HEX(oid));
+		git_tree_free(t);
 		return ERR_NOTFOUND;
 	}
-	free(t);
+	git_oid_cpy(&id, git_tree_entry_id(te));
+	git_tree_free(t);
 	return gp_mail(p, &id, n);
 }
 
@@ -773,15 +497,11 @@ gp_next(struct git_pubinbox *p, struct source_mail *m)
 
 	free(p->mail);
 	p->mail = NULL;
-	p->raw = NULL;
 	for (;;) {
 		if (p->ei >= p->end)
 			return ERR_NOTFOUND;
-		if (p->packs == NULL) {
-			e = gp_load(p);
-			if (e != ERR_OK)
-				return e;
-		}
+		if (!p->loaded && (e = gp_load(p)) != ERR_OK)
+			return e;
 		if (p->oi == p->noids) {
 			gp_close_epoch(p);
 			p->ei++;
@@ -796,7 +516,7 @@ gp_next(struct git_pubinbox *p, struct source_mail *m)
 			return e;
 		break;
 	}
-	m->raw = (const char *)p->raw;
+	m->raw = (const char *)p->mail;
 	m->n = e == ERR_OK ? size : 0;
 	git_oid_tostr(hex, sizeof(hex), oid);
 	r = snprintf(
@@ -824,17 +544,17 @@ git_pubinbox_next(struct git_pubinbox *p, struct source_mail *m)
 void *
 git_pubinbox_hold(struct git_pubinbox *p)
 {
-	/* What libgit2 read is p->mail's, freed at the next read. */
-	if (p->raw == NULL || p->mail != NULL)
-		return NULL;
-	packread_hold(p->raw);
-	return (void *)p->raw;
+	/* The buffer goes to the caller, which frees it by a release. */
+	void *hold = p->mail;
+
+	p->mail = NULL;
+	return hold;
 }
 
 void
 git_pubinbox_release(void *hold)
 {
-	packread_release(hold);
+	free(hold);
 }
 
 /* "<epoch>:<40 hex>" into the epoch's index and the commit id. */
@@ -983,7 +703,7 @@ git_pubinbox_progress(const struct git_pubinbox *p)
 
 	if (p->nepochs == 0 || p->ei >= p->nepochs)
 		return 1.0;
-	if (p->packs != NULL && p->noids > 0)
+	if (p->loaded && p->noids > 0)
 		in = (double)p->oi / (double)p->noids;
 	return ((double)p->ei + in) / (double)p->nepochs;
 }

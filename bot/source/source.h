@@ -73,8 +73,8 @@ enum err source_next(struct source *s, struct source_mail *m);
  * NULL when this source cannot lend them (the caller copies them then).
  * Give each back with source_release(), on the thread that reads (or
  * once reading is over), before source_free().  A public-inbox archive
- * lends the mails its pack reader built: an import's queue saves
- * copying each one.
+ * hands over the buffer it read each mail into: an import's queue saves
+ * copying it.
  */
 void *source_hold(struct source *s);
 void source_release(struct source *s, void *hold);
