@@ -16,15 +16,16 @@
  * crash repeats little work. */
 #define IMPORT_BATCH 1000
 /* Mails read ahead of the writer.  Bounds memory: each holds one raw
- * mail (usually a few KB) and its parse.  128 and 256 were no faster. */
+ * mail (usually a few KB) and its parse; a deeper ring was no faster
+ * (docs/DECISIONS.md). */
 #define QUEUE_LEN 64
 /* Bytes of raw mail in the ring: the reader reads no further past them
  * (but always reads one when the ring is empty).  A mail may be as
  * large as LIMIT_MAIL_STORE: 64 of them would be 4 GB. */
 #define QUEUE_BYTES (64u * 1024 * 1024)
 /* Mails the reader reads before it parses: what the writer may parse
- * when it has caught up.  On util-linux's archive 1, 2, 4 and 8 gave
- * 0.85x, 0.91x, 0.93x and 0.93-0.95x the mbox rate; 16 and 32 no more. */
+ * when it has caught up.  Fewer made an archive's import slower, more
+ * did not make it faster. */
 #define READ_AHEAD 8
 /* Mails, and bytes of them, the reader reads ahead raw when the ring is
  * full of parsed mail (the writer is committing, say): when there is
@@ -133,8 +134,7 @@ read_raw(struct queue *q, struct raw *r)
 	}
 	memcpy(r->pos, sm.pos, sizeof(r->pos));
 	r->n = sm.n;
-	/* Lent when the source can: each copy cost util-linux's archive
-	 * 4-8 ms. */
+	/* Lent when the source can: a copy less per mail. */
 	if ((r->hold = source_hold(q->src)) != NULL) {
 		r->raw = sm.raw;
 		return true;
