@@ -32,7 +32,7 @@ the device cgroup of PrivateDevices= (DevicePolicy=closed),
 SystemCallArchitectures= beyond libseccomp's native-only default, the
 cgroup side of everything, and the Restart=/Kill*= life cycle.
 x86_64 argument positions are assumed (clone's flags first)."""
-import ctypes, errno, os, re, subprocess, sys
+import ctypes, errno, os, re, shutil, subprocess, sys
 
 API = ('/proc', '/sys', '/dev')
 
@@ -368,10 +368,27 @@ def main():
     os.execvp(cmd[0], cmd)
 
 
+def inside(state, target, path):
+    """path as the jail sees it: a copy in the state folder (shown as
+    ReadWritePaths= says) when PrivateTmp= or ProtectHome= would hide
+    where it is -- a clone under /tmp or /home, as CI may have."""
+    hidden = ('/tmp/', '/var/tmp/', '/home/', '/root/', '/run/user/')
+    if not os.path.abspath(path).startswith(hidden):
+        return path
+    name = '.jail-' + os.path.basename(path)
+    shutil.copy2(path, os.path.join(state, name))
+    return os.path.join(target, name)
+
+
 def command(unit, state, user, cmd):
-    """The whole chain for cmd, as argv."""
+    """The whole chain for cmd, as argv (cmd[0], the program, is copied
+    where the jail can see it when it would be hidden)."""
     d = parse_unit(unit)
-    me = os.path.abspath(__file__)
+    rw = ' '.join(d.get('ReadWritePaths', [])).split()
+    me = there = os.path.abspath(__file__)
+    if rw:  # the seccomp step and cmd run after the mounts
+        there = inside(state, rw[0], me)
+        cmd = [inside(state, rw[0], cmd[0])] + list(cmd[1:])
     py = '/usr/bin/python3'
     jail = ['unshare', '--mount', '--propagation', 'private']
     if yes(d, 'ProtectHostname'):
@@ -385,7 +402,7 @@ def command(unit, state, user, cmd):
             sys.exit('unitjail: only an empty CapabilityBoundingSet= is emulated')
         priv.append('--bounding-set=-all')
     return (jail + [py, me, 'mounts', unit, state, '--'] + priv +
-            [py, me, 'seccomp', '@UNIT@', '--'] + list(cmd))
+            [py, there, 'seccomp', '@UNIT@', '--'] + list(cmd))
 
 
 if __name__ == '__main__':
