@@ -1,9 +1,10 @@
 """A real dovecot IMAP server on loopback for patchyard's tests: its own
 base_dir, state_dir and log in a scratch folder, one passwd-file user
-whose mail is a Maildir owned by the dovecot system user, a test CA and a
-server certificate for 127.0.0.1 and localhost, IMAP (STARTTLS) and IMAPS
-listeners on free ports chosen at start.  The client side (appending,
-recreating a mailbox) is Python's imaplib."""
+whose mail is in sdbox format (not Maildir: see CONF) and owned by the
+dovecot system user, a test CA and a server certificate for 127.0.0.1
+and localhost, IMAP (STARTTLS) and IMAPS listeners on free ports chosen
+at start.  The client side (appending, recreating a mailbox) is Python's
+imaplib."""
 import imaplib, os, pwd, shutil, signal, ssl, subprocess, time
 from yardlib import sh, free_port
 
@@ -166,6 +167,15 @@ class Dovecot:
         return [d.decode() for d in data if d]
 
 
+# sdbox, not Maildir, so that a killed server leaves no lock behind.
+# Maildir's dovecot-uidlist.lock is a file holding its owner's pid, and
+# a restarted dovecot breaks it only once kill(pid, 0) fails with ESRCH:
+# until then every SELECT waits for it, up to 122 s.  An imap process
+# killed while it syncs new mail leaves one (about 2 kills in 100 in
+# test_imap), and its pid stays alive while the orphan is an unreaped
+# zombie (pid 1 here reaps within 2 s, a container's `tail -f
+# /dev/null` never) or once it is reused.  sdbox locks with fcntl(),
+# which the kernel drops as the process exits.  See docs/DECISIONS.md.
 CONF = '''
 base_dir = %(d)s/run
 state_dir = %(d)s/state
@@ -179,7 +189,7 @@ ssl_key = <%(key)s
 auth_mechanisms = plain login
 first_valid_uid = 1
 first_valid_gid = 1
-mail_location = maildir:~/Maildir
+mail_location = sdbox:~/mail
 passdb {
   driver = passwd-file
   args = scheme=PLAIN username_format=%%u %(d)s/passwd
