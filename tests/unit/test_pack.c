@@ -344,11 +344,14 @@ pack_objects(const char *d, size_t *count)
 		bases = realloc(bases, (n + 1) * sizeof(*bases));
 		assert_non_null(v);
 		assert_non_null(bases);
-		snprintf(v[n].hex, sizeof(v[n].hex), "%s", hex);
+		memcpy(v[n].hex, hex, 41); /* 40 digits, checked above */
 		unhex(hex, v[n].id);
 		v[n].in_pack = size;
 		v[n].size = 0;
-		snprintf(bases[n], sizeof(bases[n]), "%s", k == 7 ? base : "");
+		if (k == 7 && strlen(base) == 40)
+			memcpy(bases[n], base, 41);
+		else
+			bases[n][0] = '\0';
 		n++;
 	}
 	assert_int_equal(pclose(f), 0);
