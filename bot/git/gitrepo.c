@@ -1124,7 +1124,7 @@ gitcache_save(struct gitcache *c)
 {
 	struct buf b = BUF_INIT;
 	unsigned char sum[20];
-	char *tmp;
+	struct buf tmp = BUF_INIT;
 	bool all;
 	size_t i;
 	int fd;
@@ -1150,20 +1150,19 @@ gitcache_save(struct gitcache *c)
 	}
 	patchid_sha1(b.p, b.n, sum);
 	buf_add(&b, sum, 20);
-	tmp = xmalloc(strlen(c->file) + 32);
-	sprintf(tmp, "%s.%ld.tmp", c->file, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	buf_addf(&tmp, "%s.%ld.tmp", c->file, (long)getpid());
+	fd = open(tmp.p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || fd_write_all(fd, b.p, b.n) != 0 || close(fd) != 0 ||
-	    rename(tmp, c->file) != 0) {
+	    rename(tmp.p, c->file) != 0) {
 		/* Only a cache: the next build applies again. */
 		log_info("gitrepo: %s: cannot keep the cache: %s", c->file,
 		    strerror(errno));
 		if (fd >= 0)
-			unlink(tmp);
+			unlink(tmp.p);
 	} else {
 		c->dirty = false;
 	}
-	free(tmp);
+	buf_free(&tmp);
 	buf_free(&b);
 }
 
