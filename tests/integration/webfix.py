@@ -3,7 +3,7 @@ git upstream, format-patch mails (a two-version series with reviews, a
 hostile patch whose subject, author name and Message-ID try to become
 markup), a stage command by mail, and a CI token; plus a server on a free
 loopback port."""
-import os, subprocess, time, urllib.request, urllib.error
+import os, subprocess, tempfile, time, urllib.request, urllib.error
 
 from yardlib import Repo, Yard, reply, msgid, free_port, YARD
 
@@ -64,15 +64,19 @@ class Fixture:
 
 
 class Server:
-    """patchyard serve on a free loopback port; stop() kills and waits."""
+    """patchyard serve on a free loopback port; stop() kills and waits.
+    Its log goes to a file: a pipe nobody reads fills up after 64 KB of
+    refused connections, and the server then blocks on its next log line
+    (its "stopping" on SIGTERM, say)."""
 
     def __init__(self, conf, *args):
+        self.log = tempfile.TemporaryFile()
         for _ in range(5):
             self.port = free_port()
             self.base = 'http://127.0.0.1:%d' % self.port
             self.proc = subprocess.Popen([YARD, '-c', conf, 'serve', '--listen',
                                           '127.0.0.1:%d' % self.port] + list(args),
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                         stdout=subprocess.DEVNULL, stderr=self.log)
             for _ in range(100):
                 if self.proc.poll() is not None:
                     break
@@ -92,6 +96,4 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        if self.proc and self.proc.stderr:
-            self.proc.stderr.close()
         return self.proc.returncode if self.proc else None
