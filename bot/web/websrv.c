@@ -585,8 +585,8 @@ run(struct server *s, const struct websrv_opts *o, struct sockaddr_storage *ss)
 	 * epoll_wait again, with the full timeout, after a batch of 128
 	 * events, and so can swallow the wake-up of MHD_stop_daemon and
 	 * hold SIGTERM up to --timeout (docs/DECISIONS.md). */
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL |
-	    MHD_USE_ERROR_LOG;
+	unsigned flags =
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG;
 	struct MHD_Daemon *d;
 	sigset_t set;
 	int sig = 0;
