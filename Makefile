@@ -41,7 +41,7 @@ BINARY   := $(if $(filter build,$(BUILD)),$(PROG),$(BUILD)/$(PROG))
 SAN = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: corpus-git all check test unit integration replay check-layers format format-check \
-	asan-check bench demo fuzz fuzz-smoke valgrind soak clean deps
+	asan-check asan-build asan-test bench demo fuzz fuzz-smoke valgrind soak clean deps
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -91,13 +91,22 @@ deps:
 
 # What CI runs.  Keep it self-contained: it installs what it needs.
 # Each step uses every core: the builds by -j, the tests and the fuzz
-# smoke by running JOBS at a time.
+# smoke by running JOBS at a time or more.  The plain tests wait on
+# servers and processes about half of the time, so the sanitizer and
+# fuzz builds run meanwhile; their output is kept in
+# build/side-builds.log and shown when they fail.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 check: deps
 	$(MAKE) -j$(JOBS) WERROR=-Werror all
 	$(MAKE) check-layers format-check
-	$(MAKE) test
-	$(MAKE) asan-check
+	@($(MAKE) -s asan-build && JOBS=$(JOBS) scripts/build-fuzz) \
+	    >$(BUILD)/side-builds.log 2>&1 & side=$$!; \
+	$(MAKE) test; t=$$?; \
+	wait $$side; s=$$?; \
+	if [ $$s != 0 ]; then cat $(BUILD)/side-builds.log; \
+	    echo "check: the sanitizer or fuzz build failed"; fi; \
+	[ $$t = 0 ] && [ $$s = 0 ]
+	$(MAKE) asan-test
 	$(MAKE) fuzz-smoke
 
 test: all
@@ -105,8 +114,13 @@ test: all
 
 # The same tests from an ASan+UBSan build; the checks of the sources
 # themselves (layers, man pages) ran once already (NO_LINT).
-asan-check:
+asan-check: asan-build
+	$(MAKE) asan-test
+
+asan-build:
 	$(MAKE) -j$(JOBS) BUILD=build-asan OPT="-O1 -g" SANFLAGS="$(SAN)" WERROR=-Werror all
+
+asan-test:
 	@NO_LINT=1 JOBS=$(JOBS) ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp):print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
