@@ -16,6 +16,7 @@
 #include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
 #include "util/timeutil.h"
+#include "util/xalloc.h"
 #include "webtest.h"
 
 static struct webtest w;
@@ -467,6 +468,42 @@ test_diff_lines(void **state)
 	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
 }
 
+/* A hunk header's numbers are read within its line: not from the line
+ * after it, nor past the end of a line that ends its buffer. */
+static void
+test_diff_line_bounds(void **state)
+{
+	const char *d = "@@ -\n+1,5 +1,5\n-x\n--- a/y\n";
+	enum webmail_line want[] = { WEBMAIL_HUNK, WEBMAIL_ADD, WEBMAIL_DEL,
+		WEBMAIL_FILE };
+	struct webmail_diffpos at = { 0, 0 };
+	struct str rest = str_from(d), line;
+	char *own = xmalloc(7);
+	size_t i = 0;
+
+	(void)state;
+	while (str_nextline(&rest, &line)) {
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		if (webmail_diff_line(line, &at) != want[i])
+			fail_msg("line %zu: %.*s", i, (int)line.n, line.p);
+		i++;
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	/* Exactly the line's bytes, no NUL after them. */
+	memcpy(own, "@@ -1,2", 7);
+	memset(&at, 0, sizeof(at));
+	assert_int_equal(
+	    webmail_diff_line(str_make(own, 7), &at), WEBMAIL_HUNK);
+	assert_int_equal(at.old_left, 2);
+	assert_int_equal(at.new_left, 1);
+	memcpy(own, "@@ -12 ", 7);
+	memset(&at, 0, sizeof(at));
+	assert_int_equal(
+	    webmail_diff_line(str_make(own, 6), &at), WEBMAIL_HUNK);
+	assert_int_equal(at.old_left, 1);
+	free(own);
+}
+
 static void
 test_memo(void **state)
 {
@@ -593,6 +630,7 @@ main(void)
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_diff_lines),
+		cmocka_unit_test(test_diff_line_bounds),
 		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_cache),
 	};
