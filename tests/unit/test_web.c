@@ -205,6 +205,26 @@ test_uri_nul(void **state)
 	assert_true(web_uri_nul("/c/1\0/x", 7));
 }
 
+/* libmicrohttpd's messages name the request's target, percent-decoded:
+ * its control characters reach the log escaped, the message's own line
+ * break dropped. */
+static void
+test_mhd_text(void **state)
+{
+	char q[128];
+
+	(void)state;
+	assert_string_equal(web_mhd_text(q, sizeof(q),
+	                        "Failed to send data in request for "
+	                        "/x\r\x1b[2J\nweb: forged.\n"),
+	    "Failed to send data in request for "
+	    "/x\\x0d\\x1b[2J\\x0aweb: forged.");
+	assert_string_equal(
+	    web_mhd_text(q, sizeof(q), "select failed: EINTR\n"),
+	    "select failed: EINTR");
+	assert_string_equal(web_mhd_text(q, sizeof(q), ""), "");
+}
+
 /* Static pages: every local link relative to the page, dates absolute. */
 static void
 test_static_links(void **state)
@@ -623,6 +643,7 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_uri_nul),
+		cmocka_unit_test(test_mhd_text),
 		cmocka_unit_test(test_static_links),
 		cmocka_unit_test(test_check_tokens),
 		cmocka_unit_test(test_body),
