@@ -413,15 +413,6 @@ addr_org_domain(struct arena *a, const char *domain)
 }
 
 bool
-addr_aligned(struct arena *a, const char *from_domain, const char *dkim_domain)
-{
-	const char *f = addr_org_domain(a, from_domain);
-	const char *d = addr_org_domain(a, dkim_domain);
-
-	return f != NULL && d != NULL && strcmp(f, d) == 0;
-}
-
-bool
 addr_dkim_covers(struct arena *a, const char *from_domain, const char *d)
 {
 	size_t nf, nd;

@@ -50,11 +50,6 @@ const char *addr_domain(const char *email);
  */
 const char *addr_org_domain(struct arena *a, const char *domain);
 
-/* Relaxed alignment (RFC 7489 §3.1.1): both have the same organizational
- * domain, and neither is a bare public suffix. */
-bool addr_aligned(
-    struct arena *a, const char *from_domain, const char *dkim_domain);
-
 /*
  * Whether a DKIM signature of domain d speaks for an address of
  * from_domain (docs/DESIGN.md §5): d is from_domain or a parent of it, at or

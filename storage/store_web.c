@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "parsers/limits.h"
 #include "storage/db.h"
 #include "util/ascii.h"
 
@@ -58,21 +59,36 @@ word_has_token(const char *p, size_t n)
 	return false;
 }
 
+/* Whether the word p[0..n) is one of the first k of words. */
+static bool
+word_seen(const struct str *words, size_t k, const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		if (words[i].n == n && ascii_strnicmp(words[i].p, p, n) == 0)
+			return true;
+	return false;
+}
+
 void
 store_web_match(const char *q, struct buf *out)
 {
+	struct str words[LIMIT_SEARCH_WORDS];
 	const char *p = q;
+	size_t k = 0;
 
-	while (*p) {
+	while (*p && k < LIMIT_SEARCH_WORDS) {
 		size_t n;
 
 		while (*p && ascii_isspace(*p))
 			p++;
 		for (n = 0; p[n] && !ascii_isspace(p[n]); n++)
 			;
-		if (n && word_has_token(p, n)) {
+		if (n && word_has_token(p, n) && !word_seen(words, k, p, n)) {
 			size_t i;
 
+			words[k++] = str_make(p, n);
 			if (out->n)
 				buf_addc(out, ' ');
 			/* A string in double quotes is a phrase of the

@@ -66,7 +66,9 @@ enum err store_web_summaries(struct store *st, struct arena *a,
  * The FTS5 query of the search words q (struct store_filter's q)
  * appended to out: each blank-separated word a phrase of its tokens
  * whose last one is a prefix, all of them required.  Nothing is
- * appended for words without a letter or digit.
+ * appended for words without a letter or digit; a word given again
+ * (ASCII case ignored) is asked once, and only the first
+ * LIMIT_SEARCH_WORDS words are asked.
  */
 void store_web_match(const char *q, struct buf *out);
 

@@ -96,6 +96,11 @@ mboxout_add(struct mboxout *m, const char *raw, size_t n)
 
 	buf_reset(&m->mail);
 	buf_adds(b, MBOXRD_FROM);
+	/* A mail piped in by an MTA may start with its envelope's "From "
+	 * line: the line above stands for it (hdr_split() skips it too), and
+	 * quoted it would be a header line that is none. */
+	if (str_nextline(&rest, &line) && !str_startswith(line, "From "))
+		rest = str_make(raw, n);
 	while (str_nextline(&rest, &line)) {
 		if (quoted_from(line.p, line.n))
 			buf_addc(b, '>');

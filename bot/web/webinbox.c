@@ -29,6 +29,7 @@
 #include "storage/store_msg.h"
 #include "storage/store_read.h"
 #include "util/ascii.h"
+#include "util/esc.h"
 #include "util/xalloc.h"
 
 /* Whether s ends with suffix; *n gets the length before it. */
@@ -445,6 +446,21 @@ submission(struct pw *pw, struct web_resp *rs, const char *rest, bool cover)
 		        p.contribution_id, p.id));
 }
 
+/* "?project=NAME" for the name that runs from p to end, percent-encoded:
+ * the path is the client's, and the value goes into a Location. */
+static const char *
+project_list(struct arena *a, const char *p, const char *end)
+{
+	struct buf b = BUF_INIT;
+	const char *out;
+
+	buf_adds(&b, "?project=");
+	esc_url(&b, p, (size_t)(end - p));
+	out = arena_strdup(a, buf_cstr(&b));
+	buf_free(&b);
+	return out;
+}
+
 void
 webinbox_project(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, const char *rest)
@@ -470,9 +486,7 @@ webinbox_project(struct web *w, struct store *st, const struct web_req *rq,
 			moved(w, a, rq, rs,
 			    arena_printf(a, "c/%" PRId64, s.contribution_id));
 		else
-			moved(w, a, rq, rs,
-			    arena_printf(
-			        a, "?project=%.*s", (int)(slash - rest), rest));
+			moved(w, a, rq, rs, project_list(a, rest, slash));
 	} else {
 		webpage_error(w, rq, rs, 404, "Not found",
 		    "There is no page at this address.");

@@ -3,7 +3,6 @@
  */
 #include "bot/web/webmail.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "parsers/diff.h"
@@ -167,6 +166,21 @@ webmail_read(struct store *st, struct arena *a, int64_t row,
 	return ERR_OK;
 }
 
+/* The decimal number at p[*i..n), its digits consumed; def when there is
+ * none.  Within the line: its bytes are all there is (a line is a view,
+ * with no NUL after it).  A count past any real hunk is held there. */
+static unsigned long
+hunk_num(const char *p, size_t n, size_t *i, unsigned long def)
+{
+	unsigned long v = 0;
+	size_t start = *i;
+
+	for (; *i < n && p[*i] >= '0' && p[*i] <= '9'; (*i)++)
+		if (v < 1000000000ul)
+			v = v * 10 + (unsigned long)(p[*i] - '0');
+	return *i > start ? v : def;
+}
+
 enum webmail_line
 webmail_diff_line(struct str line, struct webmail_diffpos *at)
 {
@@ -178,9 +192,8 @@ webmail_diff_line(struct str line, struct webmail_diffpos *at)
 	if (!body)
 		at->old_left = at->new_left = 0;
 	if (at->old_left == 0 && at->new_left == 0) {
-		unsigned long os = 0, oc = 1, ns = 0, nc = 1;
-		char *e;
-		const char *p;
+		unsigned long oc = 1, nc = 1;
+		size_t i = 4;
 
 		if (line.n && line.p[0] == '\\')
 			return WEBMAIL_CTX; /* after a hunk's last line */
@@ -188,18 +201,21 @@ webmail_diff_line(struct str line, struct webmail_diffpos *at)
 			return WEBMAIL_FILE;
 		/* "@@ -a[,b] +c[,d] @@": the hunk's lengths tell where it
 		 * ends, so that a removed line "--- x" is not taken for the
-		 * next file's header. */
-		p = line.p + 4;
-		os = strtoul(p, &e, 10);
-		if (*e == ',')
-			oc = strtoul(e + 1, &e, 10);
-		if (e[0] == ' ' && e[1] == '+') {
-			ns = strtoul(e + 2, &e, 10);
-			if (*e == ',')
-				nc = strtoul(e + 1, &e, 10);
+		 * next file's header.  The starts a and c do not matter. */
+		(void)hunk_num(line.p, line.n, &i, 0);
+		if (i < line.n && line.p[i] == ',') {
+			i++;
+			oc = hunk_num(line.p, line.n, &i, 1);
 		}
-		(void)os;
-		(void)ns;
+		if (i + 1 < line.n && line.p[i] == ' ' &&
+		    line.p[i + 1] == '+') {
+			i += 2;
+			(void)hunk_num(line.p, line.n, &i, 0);
+			if (i < line.n && line.p[i] == ',') {
+				i++;
+				nc = hunk_num(line.p, line.n, &i, 1);
+			}
+		}
 		at->old_left = oc;
 		at->new_left = nc;
 		return WEBMAIL_HUNK;

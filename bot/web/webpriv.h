@@ -110,6 +110,11 @@ int web_framing(const struct web_hdr *h, size_t n, const char **why);
  * the server's C strings would cut the path short there. */
 bool web_uri_nul(const char *uri, size_t n);
 
+/* One of libmicrohttpd's log messages, fit for a log line: its line
+ * break at the end dropped, the rest through log_quote() (a message may
+ * name the request's target, decoded). */
+const char *web_mhd_text(char *out, size_t n, const char *msg);
+
 /* ---- webpage.c: HTML ---- */
 
 /* What every page's head and foot use: title is the page's. */

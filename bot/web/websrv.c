@@ -531,13 +531,14 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 static void
 mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	char line[512];
+	char line[512], q[512];
 
 	(void)cls;
 	if (vsnprintf(line, sizeof(line), fmt, ap) < 0)
 		return;
-	line[strcspn(line, "\n")] = '\0';
-	log_info("web: %s", line);
+	/* Some messages name the request's target, decoded: what a client
+	 * sent as %0D or %1B is no control character of the log's. */
+	log_info("web: %s", web_mhd_text(q, sizeof(q), line));
 }
 
 /* "ADDR:PORT" or "[ADDR6]:PORT" into a socket address. */

@@ -7,6 +7,7 @@
 #include "parsers/model.h"
 #include "parsers/msgid.h"
 #include "util/ascii.h"
+#include "util/log.h"
 #include "util/timeutil.h"
 
 const char *
@@ -300,4 +301,14 @@ web_uri_nul(const char *uri, size_t n)
 		if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
 			return true;
 	return false;
+}
+
+const char *
+web_mhd_text(char *out, size_t n, const char *msg)
+{
+	size_t len = strlen(msg);
+
+	while (len && (msg[len - 1] == '\n' || msg[len - 1] == '\r'))
+		len--;
+	return log_quote(out, n, msg, len);
 }

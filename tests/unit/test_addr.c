@@ -179,19 +179,27 @@ test_org_domain(void **state)
 }
 
 static void
-test_aligned(void **state)
+test_dkim_covers(void **state)
 {
 	(void)state;
-	assert_true(addr_aligned(A, "mail.example.org", "example.org"));
-	assert_true(addr_aligned(A, "example.org", "lists.example.org"));
-	assert_true(addr_aligned(A, "EXAMPLE.org", "example.ORG"));
-	assert_true(addr_aligned(A, "foo.co.uk", "mail.foo.co.uk"));
-	assert_false(addr_aligned(A, "foo.co.uk", "bar.co.uk"));
-	assert_false(addr_aligned(A, "example.org", "org"));
-	assert_false(addr_aligned(A, "org", "org"));
-	assert_false(addr_aligned(A, "example.org", "example.net"));
-	assert_false(addr_aligned(A, "a.github.io", "b.github.io"));
-	assert_false(addr_aligned(A, "", ""));
+	assert_true(addr_dkim_covers(A, "example.org", "example.org"));
+	assert_true(addr_dkim_covers(A, "mail.example.org", "example.org"));
+	assert_true(addr_dkim_covers(A, "EXAMPLE.org", "example.ORG"));
+	assert_true(addr_dkim_covers(A, "mail.foo.co.uk", "foo.co.uk"));
+	assert_true(addr_dkim_covers(A, "x.a.github.io", "a.github.io"));
+	/* A child or a sibling speaks for nobody above or beside it. */
+	assert_false(addr_dkim_covers(A, "example.org", "lists.example.org"));
+	assert_false(
+	    addr_dkim_covers(A, "maint.example.org", "lists.example.org"));
+	assert_false(addr_dkim_covers(A, "badexample.org", "example.org"));
+	/* Nor does a public suffix, nor another domain. */
+	assert_false(addr_dkim_covers(A, "example.org", "org"));
+	assert_false(addr_dkim_covers(A, "foo.co.uk", "co.uk"));
+	assert_false(addr_dkim_covers(A, "a.github.io", "github.io"));
+	assert_false(addr_dkim_covers(A, "org", "org"));
+	assert_false(addr_dkim_covers(A, "example.org", "example.net"));
+	assert_false(addr_dkim_covers(A, "", ""));
+	assert_false(addr_dkim_covers(A, "example.org", NULL));
 }
 
 static const char *const auth_names[] = { "pass", "none", "fail", "unaligned" };
@@ -309,7 +317,7 @@ main(void)
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_same_domain),
 		cmocka_unit_test(test_org_domain),
-		cmocka_unit_test(test_aligned),
+		cmocka_unit_test(test_dkim_covers),
 		cmocka_unit_test(test_auth_fixtures),
 		cmocka_unit_test(test_auth_inline),
 		cmocka_unit_test(test_auth_junk),

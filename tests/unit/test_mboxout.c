@@ -75,6 +75,29 @@ test_gzip(void **state)
 	buf_free(&out);
 }
 
+/* A mail stored as the MTA piped it, with its envelope's "From " line
+ * (Exim's and Postfix's pipes write one): the mboxrd separator takes
+ * its place, as hdr_split() skips it; it is no header line ">From ". */
+static void
+test_envelope_line(void **state)
+{
+	static const char raw[] = "From a@example.org Thu Jan  1 00:00:00 "
+	                          "2026\nFrom: a@example.org\nSubject: x\n\n"
+	                          "From the body.\n";
+	struct mboxout *m;
+	struct buf out = BUF_INIT;
+
+	(void)state;
+	m = mboxout_new(&out, false);
+	assert_int_equal(mboxout_add(m, raw, strlen(raw)), ERR_OK);
+	assert_int_equal(mboxout_end(m), ERR_OK);
+	mboxout_free(m);
+	assert_string_equal(buf_cstr(&out),
+	    "From mboxrd@z Thu Jan  1 00:00:00 1970\n"
+	    "From: a@example.org\nSubject: x\n\n>From the body.\n\n");
+	buf_free(&out);
+}
+
 /* The reader takes back what the writer wrote, mail for mail. */
 static void
 test_round_trip(void **state)
@@ -115,6 +138,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_gzip),
+		cmocka_unit_test(test_envelope_line),
 		cmocka_unit_test(test_round_trip),
 	};
 

@@ -228,6 +228,12 @@ test_match(void **state)
 	assert_string_equal(
 	    match("\xc3\xa9t\xc3\xa9"), "\"\xc3\xa9t\xc3\xa9\"*");
 	assert_string_equal(match(""), "");
+	/* Each word costs a walk of the index (a one-letter prefix, of
+	 * every token it starts): a word again is not asked again, and
+	 * the words past LIMIT_SEARCH_WORDS are not asked at all. */
+	assert_string_equal(match("a A a b a"), "\"a\"* \"b\"*");
+	assert_string_equal(match("a b c d e f g h i j k"),
+	    "\"a\"* \"b\"* \"c\"* \"d\"* \"e\"* \"f\"* \"g\"* \"h\"*");
 }
 
 static void

@@ -16,6 +16,7 @@
 #include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
 #include "util/timeutil.h"
+#include "util/xalloc.h"
 #include "webtest.h"
 
 static struct webtest w;
@@ -202,6 +203,26 @@ test_uri_nul(void **state)
 	assert_true(web_uri_nul("/m/a%00b", 8));
 	assert_true(web_uri_nul("/?q=%00", 7));
 	assert_true(web_uri_nul("/c/1\0/x", 7));
+}
+
+/* libmicrohttpd's messages name the request's target, percent-decoded:
+ * its control characters reach the log escaped, the message's own line
+ * break dropped. */
+static void
+test_mhd_text(void **state)
+{
+	char q[128];
+
+	(void)state;
+	assert_string_equal(web_mhd_text(q, sizeof(q),
+	                        "Failed to send data in request for "
+	                        "/x\r\x1b[2J\nweb: forged.\n"),
+	    "Failed to send data in request for "
+	    "/x\\x0d\\x1b[2J\\x0aweb: forged.");
+	assert_string_equal(
+	    web_mhd_text(q, sizeof(q), "select failed: EINTR\n"),
+	    "select failed: EINTR");
+	assert_string_equal(web_mhd_text(q, sizeof(q), ""), "");
 }
 
 /* Static pages: every local link relative to the page, dates absolute. */
@@ -467,6 +488,42 @@ test_diff_lines(void **state)
 	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
 }
 
+/* A hunk header's numbers are read within its line: not from the line
+ * after it, nor past the end of a line that ends its buffer. */
+static void
+test_diff_line_bounds(void **state)
+{
+	const char *d = "@@ -\n+1,5 +1,5\n-x\n--- a/y\n";
+	enum webmail_line want[] = { WEBMAIL_HUNK, WEBMAIL_ADD, WEBMAIL_DEL,
+		WEBMAIL_FILE };
+	struct webmail_diffpos at = { 0, 0 };
+	struct str rest = str_from(d), line;
+	char *own = xmalloc(7);
+	size_t i = 0;
+
+	(void)state;
+	while (str_nextline(&rest, &line)) {
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		if (webmail_diff_line(line, &at) != want[i])
+			fail_msg("line %zu: %.*s", i, (int)line.n, line.p);
+		i++;
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	/* Exactly the line's bytes, no NUL after them. */
+	memcpy(own, "@@ -1,2", 7);
+	memset(&at, 0, sizeof(at));
+	assert_int_equal(
+	    webmail_diff_line(str_make(own, 7), &at), WEBMAIL_HUNK);
+	assert_int_equal(at.old_left, 2);
+	assert_int_equal(at.new_left, 1);
+	memcpy(own, "@@ -12 ", 7);
+	memset(&at, 0, sizeof(at));
+	assert_int_equal(
+	    webmail_diff_line(str_make(own, 6), &at), WEBMAIL_HUNK);
+	assert_int_equal(at.old_left, 1);
+	free(own);
+}
+
 static void
 test_memo(void **state)
 {
@@ -586,6 +643,7 @@ main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_framing),
 		cmocka_unit_test(test_uri_nul),
+		cmocka_unit_test(test_mhd_text),
 		cmocka_unit_test(test_static_links),
 		cmocka_unit_test(test_check_tokens),
 		cmocka_unit_test(test_body),
@@ -593,6 +651,7 @@ main(void)
 		cmocka_unit_test(test_helpers),
 		cmocka_unit_test(test_blocks),
 		cmocka_unit_test(test_diff_lines),
+		cmocka_unit_test(test_diff_line_bounds),
 		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_cache),
 	};

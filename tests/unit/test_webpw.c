@@ -714,6 +714,17 @@ test_downloads(void **state)
 	req(&rs, "GET", "/series/99/mbox/", NULL, NULL, NULL);
 	assert_int_equal(rs.status, 404);
 	web_resp_free(&rs);
+	/* The list of a project named in the path: its name a query value
+	 * in the Location, percent-encoded. */
+	req(&rs, "GET", "/project/frob/list/", NULL, NULL, NULL);
+	assert_int_equal(rs.status, 302);
+	assert_string_equal(rs.location, "/?project=frob");
+	web_resp_free(&rs);
+	req(&rs, "GET", "/project/a b\"&state=x\r\n#/list/", NULL, NULL, NULL);
+	assert_int_equal(rs.status, 302);
+	assert_string_equal(
+	    rs.location, "/?project=a%20b%22%26state%3Dx%0D%0A%23");
+	web_resp_free(&rs);
 }
 
 static void
