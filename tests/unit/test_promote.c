@@ -354,6 +354,63 @@ test_changes_before_staging(void **state)
 	assert_int_equal(plan(f, p)->held, PROMOTE_CHANGES);
 }
 
+/*
+ * A patch asked for changes before it was staged: its staging answers
+ * the request, so the mark is not one "since staged".
+ */
+static void
+test_changes_then_staged(void **state)
+{
+	struct wt *f = *state;
+	const char *p = wt_patch(f, ADA, "src/a.c", NULL, NULL);
+
+	wt_reply(f, p, MIA, "#yard state changes-requested");
+	assert_string_equal(wt_state_of(f, p), "changes-requested");
+	wt_reply(f, p, MIA, "#yard stage");
+	assert_string_equal(wt_state_of(f, p), "staged");
+	assert_string_equal(
+	    plan(f, p)->why, "0 days in unstable, no failing check");
+	assert_int_equal(plan(f, p)->held, 0);
+}
+
+/*
+ * The same for a newer version sent by somebody else than the author,
+ * kept beside the staged one: asked for changes, then staged in its
+ * place by a maintainer.  It takes the older one's place and time in
+ * the queue, but the request was answered by its staging.
+ */
+static void
+test_changes_then_staged_in_place(void **state)
+{
+	struct wt *f = *state;
+	const char *v1 = staged(f, "src/a.c");
+	const char *v2 = "v2@example.org";
+	struct view_contrib *c;
+
+	wt_ingest(f,
+	    arena_printf(f->a,
+	        "From: Bob <bob@example.org>\nTo: demo@lists.example.org\n"
+	        "Subject: [PATCH v2] change 1\nMessage-ID: <%s>\n"
+	        "In-Reply-To: <%s>\nReferences: <%s>\n"
+	        "Date: Mon, 7 Dec 2026 12:00:00 +0000\n\n"
+	        "Change number 1, again.\n\nSigned-off-by: " ADA "\n---\n"
+	        "diff --git a/src/a.c b/src/a.c\n"
+	        "index 1111111..3333333 100644\n--- a/src/a.c\n"
+	        "+++ b/src/a.c\n@@ -1 +1 @@\n-old 1\n+newer 1\n",
+	        v2, v1, v1));
+	c = wt_show(f, v2);
+	assert_int_equal(c->nseries, 2);
+	assert_string_equal(wt_state_of(f, v2), "new");
+	wt_reply(f, v2, MIA, "#yard state changes-requested");
+	assert_string_equal(wt_state_of(f, v2), "changes-requested");
+	wt_reply(f, v2, MIA, "#yard stage");
+	assert_string_equal(wt_state_of(f, v2), "staged");
+	assert_int_equal(plan(f, v2)->held, 0);
+	/* A mark on it now holds it. */
+	wt_reply(f, v2, MIA, "#yard state changes-requested");
+	assert_int_equal(plan(f, v2)->held, PROMOTE_CHANGES);
+}
+
 /* A patch the rebuild left out (it does not apply) waits. */
 static void
 test_conflict(void **state)
@@ -594,6 +651,12 @@ main(void)
 		    setup, teardown, POLICY(0, 0, false)),
 		cmocka_unit_test_prestate_setup_teardown(
 		    test_changes_before_staging, setup, teardown,
+		    POLICY(0, 0, false)),
+		cmocka_unit_test_prestate_setup_teardown(
+		    test_changes_then_staged, setup, teardown,
+		    POLICY(0, 0, false)),
+		cmocka_unit_test_prestate_setup_teardown(
+		    test_changes_then_staged_in_place, setup, teardown,
 		    POLICY(0, 0, false)),
 		cmocka_unit_test_prestate_setup_teardown(
 		    test_conflict, setup, teardown, POLICY(0, 0, false)),
