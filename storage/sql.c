@@ -768,9 +768,16 @@ static const char *const text[SQL_COUNT] = {
 	[SQL_PROMOTE_CHECKS] =
 	    "SELECT context, state FROM checks WHERE patch_id = :patch"
 	    " OR (patch_id IS NULL AND series_id = :series) ORDER BY id",
-	[SQL_PROMOTE_MARK] = "SELECT detail FROM event WHERE patch_id = :patch"
-	                     " AND kind = 'state' AND time >= :since"
-	                     " ORDER BY id DESC LIMIT 1",
+	/* A mark counts from the event that put the patch in the unstable
+	 * queue on: its first 'staged', or the 'updated' that staged it in
+	 * place of an older version (whose time it keeps).  Time alone
+	 * cannot order a mark and a staging of the same second. */
+	[SQL_PROMOTE_MARK] =
+	    "SELECT detail FROM event WHERE patch_id = :patch"
+	    " AND kind = 'state' AND time >= :since"
+	    " AND id > (SELECT COALESCE(MIN(id), 0) FROM event"
+	    "  WHERE patch_id = :patch AND kind IN ('staged', 'updated'))"
+	    " ORDER BY id DESC LIMIT 1",
 	[SQL_FORWARD_ADD] =
 	    "INSERT INTO forward(project_id, patch_id, key, message_id, mode,"
 	    " time) VALUES(:project, :patch, :key, :message_id, :mode, :time)",

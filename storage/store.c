@@ -316,6 +316,49 @@ db_script(struct store *st, const char *sql, const char *what)
 	return ERR_OK;
 }
 
+/* sqlite3_exec's callback for PRAGMA journal_mode: the mode it answers. */
+static int
+journal_answer(void *arg, int ncols, char **values, char **names)
+{
+	char *mode = arg;
+
+	(void)names;
+	if (ncols > 0 && values[0])
+		snprintf(mode, 16, "%s", values[0]);
+	return 0;
+}
+
+/*
+ * PRAGMA journal_mode=WAL answers the mode it leaves, and does not fail
+ * when it cannot switch: a database that is not in WAL would make every
+ * reader (serve) hold up ingest, so it is refused here, where the reason
+ * is known.  An in-memory database (":memory:", the unit tests') answers
+ * "memory": it has one connection and no file, so it needs no log.
+ */
+static enum err
+journal_wal(struct store *st)
+{
+	const char *file = sqlite3_db_filename(st->db, "main");
+	bool in_memory = file == NULL || *file == '\0';
+	char mode[16] = "";
+	char *msg = NULL;
+	int rc = sqlite3_exec(
+	    st->db, "PRAGMA journal_mode=WAL;", journal_answer, mode, &msg);
+
+	if (rc != SQLITE_OK) {
+		log_err("store: %s: journal mode: %s", st->path,
+		    msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return rc == SQLITE_BUSY ? ERR_BUSY : ERR_DB;
+	}
+	if (strcmp(mode, "wal") == 0 ||
+	    (in_memory && strcmp(mode, "memory") == 0))
+		return ERR_OK;
+	log_err(
+	    "store: %s: the journal mode stays '%s', not WAL", st->path, mode);
+	return ERR_DB;
+}
+
 static enum err
 pragmas(struct store *st)
 {
@@ -327,12 +370,14 @@ pragmas(struct store *st)
 	/* 8 KB pages (set before WAL, so only new databases take it): most
 	 * mails fit one overflow page, and a bulk import writes half as
 	 * many pages. */
-	e = db_script(st,
-	    "PRAGMA page_size=8192;"
-	    "PRAGMA journal_mode=WAL;"
-	    "PRAGMA synchronous=FULL;"
-	    "PRAGMA foreign_keys=ON;",
-	    "pragmas");
+	e = db_script(st, "PRAGMA page_size=8192;", "pragmas");
+	if (e == ERR_OK)
+		e = journal_wal(st);
+	if (e == ERR_OK)
+		e = db_script(st,
+		    "PRAGMA synchronous=FULL;"
+		    "PRAGMA foreign_keys=ON;",
+		    "pragmas");
 	return e;
 }
 

@@ -25,6 +25,11 @@ enum store_sync {
 	STORE_SYNC_NORMAL, /* durable at checkpoints: bulk import batches */
 };
 
+/*
+ * Open the database at path; ":memory:" is a database of this connection
+ * alone, gone when it closes (the unit tests' store: the same schema and
+ * statements, no file, no log).
+ */
 enum err store_open(const char *path, enum store_mode mode, struct store **out);
 void store_close(struct store *st);
 enum err store_set_sync(struct store *st, enum store_sync s);

@@ -25,7 +25,9 @@ enum err store_promote_checks(struct store *st, struct arena *a,
 
 /*
  * The newest "state" mark a maintainer gave the staged patch at or after
- * since (STATE_CHANGES_REQUESTED or STATE_NEW); ERR_NOTFOUND when none.
+ * since and after the event that staged it (STATE_CHANGES_REQUESTED or
+ * STATE_NEW): a mark from before, when it was not staged yet, was its
+ * state then, and staging answered it.  ERR_NOTFOUND when none.
  */
 enum err store_promote_mark(
     struct store *st, int64_t patch_id, int64_t since, enum model_state *mark);

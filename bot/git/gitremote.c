@@ -125,6 +125,10 @@ gitremote_ref_valid(const char *ref)
 
 	if (ref == NULL || *ref == '\0' || strchr(ref, ':') || ref[0] == '-')
 		return false;
+	/* The check is asked before any repository is opened (a pull
+	 * request staged by `patchyard ingest`), and libgit2 records why a
+	 * name is not valid in its error state, which needs it started. */
+	git_libgit2_init();
 	k = remote_ref(full, sizeof(full), ref);
 	if (k < 0 || (size_t)k >= sizeof(full))
 		return false;

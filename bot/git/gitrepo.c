@@ -526,6 +526,8 @@ gitrepo_branch_valid(const char *branch)
 
 	if (branch == NULL || *branch == '\0' || strchr(branch, ':'))
 		return false;
+	/* As gitremote_ref_valid: no repository need be open yet. */
+	git_libgit2_init();
 	n = snprintf(name, sizeof(name), "refs/heads/%s", branch);
 	if (n < 0 || (size_t)n >= sizeof(name))
 		return false;

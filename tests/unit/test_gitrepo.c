@@ -42,6 +42,25 @@ teardown(void **state)
 	return 0;
 }
 
+/*
+ * The name checks need no repository: `patchyard ingest` asks whether a
+ * pull request's branch is a ref name before anything has started
+ * libgit2, which recorded why "for..demo" is not one in an error state
+ * it had not set up, and crashed.  First in main(), before any test
+ * opens a repository.
+ */
+static void
+test_names_before_any_repository(void **state)
+{
+	(void)state;
+	assert_false(gitremote_ref_valid("for..demo"));
+	assert_false(gitremote_ref_valid("a b"));
+	assert_false(gitrepo_branch_valid("x.lock"));
+	assert_true(gitremote_ref_valid("for-demo"));
+	assert_true(gitremote_ref_valid("tags/v1.0"));
+	assert_true(gitrepo_branch_valid("feature/x"));
+}
+
 static void
 test_open_creates_and_reopens(void **state)
 {
@@ -386,6 +405,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_before_any_repository),
 		cmocka_unit_test(test_open_creates_and_reopens),
 		cmocka_unit_test(test_open_refuses_foreign_folder),
 		cmocka_unit_test(test_fetch_and_refs),

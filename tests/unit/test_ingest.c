@@ -27,6 +27,7 @@
 #include "storage/store_msg.h"
 #include "storage/store_read.h"
 #include "tests/unit/testutil.h"
+#include "tests/unit/workflowtest.h"
 #include "util/arena.h"
 #include "util/log.h"
 
@@ -37,30 +38,30 @@ static const char conf_text[] =
     "[maintainer \"mia\"]\n\temail = mia@example.org\n"
     "[auth]\n\trequire = none\n";
 
+/*
+ * The workflow fixture (tests/unit/workflowtest.h) on a file, not in
+ * memory: the import pipeline is tested as it runs, with a writer that
+ * commits to disk and so is the slower side whose reader fills the ring
+ * (test_import_order), and the folder holds the tests' mboxes.
+ */
 struct fixture {
+	struct wt w;
 	char dir[64];
 	char db[96];
-	struct store *st;
-	struct arena *a;
-	struct config conf;
 };
 
 static int
 setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct config_error *errs;
-	size_t nerrs;
 
+	if (f == NULL)
+		return -1;
 	snprintf(f->dir, sizeof(f->dir), "/tmp/test_ingest_XXXXXX");
-	if (f == NULL || mkdtemp(f->dir) == NULL)
+	if (mkdtemp(f->dir) == NULL)
 		return -1;
 	snprintf(f->db, sizeof(f->db), "%s/yard.db", f->dir);
-	if (store_open(f->db, STORE_CREATE, &f->st) != ERR_OK)
-		return -1;
-	f->a = arena_new();
-	if (config_parse(f->a, "test.conf", conf_text, sizeof(conf_text) - 1,
-	        &f->conf, &errs, &nerrs) != ERR_OK)
+	if (wt_open(&f->w, conf_text, f->db) != 0)
 		return -1;
 	*state = f;
 	return 0;
@@ -72,8 +73,7 @@ teardown(void **state)
 	struct fixture *f = *state;
 	char cmd[128];
 
-	store_close(f->st);
-	arena_free(f->a);
+	wt_close(&f->w);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
 	if (system(cmd) != 0)
 		return -1;
@@ -81,37 +81,27 @@ teardown(void **state)
 	return 0;
 }
 
-/* Ingest one mail in a transaction of its own; commit when keep. */
+/* Ingest one mail by an import's road in a transaction of its own;
+ * commit when keep, else roll back. */
 static enum err
 ingest_one(struct fixture *f, const struct source_mail *sm, bool keep,
     unsigned long fault, unsigned long *steps)
 {
-	struct ingest *in = ingest_new(f->st, &f->conf);
-	struct arena *a = arena_new();
-	struct mail_opts o;
-	struct mail m;
 	enum ingest_result res;
 	unsigned long before;
-	int64_t pid;
 	enum err e;
 
-	ingest_mail_opts(in, &o);
-	mail_parse(a, sm->raw, sm->n, &o, &m);
-	assert_int_equal(store_begin(f->st), ERR_OK);
-	before = store_steps(f->st);
-	store_fault(f->st, fault);
-	e = ingest_project(in, "demo", &m, &pid);
-	if (e == ERR_OK)
-		e = ingest_mail(in, sm->raw, sm->n, &m, pid, &res);
-	store_fault(f->st, 0);
+	assert_int_equal(store_begin(f->w.st), ERR_OK);
+	before = store_steps(f->w.st);
+	store_fault(f->w.st, fault);
+	e = wt_ingest_in(&f->w, NULL, sm->raw, sm->n, &res);
+	store_fault(f->w.st, 0);
 	if (steps)
-		*steps = store_steps(f->st) - before;
+		*steps = store_steps(f->w.st) - before;
 	if (e == ERR_OK && keep)
-		assert_int_equal(store_commit(f->st), ERR_OK);
+		assert_int_equal(store_commit(f->w.st), ERR_OK);
 	else
-		store_rollback(f->st);
-	ingest_free(in);
-	arena_free(a);
+		store_rollback(f->w.st);
 	return e;
 }
 
@@ -248,13 +238,14 @@ summary(struct fixture *f, char *m[], size_t n, struct buf *out)
 		struct view_trailer *t;
 		size_t nt;
 
-		assert_int_equal(store_msg_find(f->st, a, ids[i], &r), ERR_OK);
+		assert_int_equal(
+		    store_msg_find(f->w.st, a, ids[i], &r), ERR_OK);
 		buf_addf(out, "%s ->", ids[i]);
 		/* The place, named by the Message-ID of the patch or of the
 		 * series' first mail. */
 		for (k = 0; k < n; k++) {
 			assert_int_equal(
-			    store_msg_find(f->st, a, ids[k], &where), ERR_OK);
+			    store_msg_find(f->w.st, a, ids[k], &where), ERR_OK);
 			if (r.series_id && where.series_id == r.series_id &&
 			    where.patch_id == r.patch_id &&
 			    (where.kind == MAIL_PATCH ||
@@ -266,7 +257,7 @@ summary(struct fixture *f, char *m[], size_t n, struct buf *out)
 			continue;
 		}
 		assert_int_equal(
-		    store_read_trailers(f->st, a,
+		    store_read_trailers(f->w.st, a,
 		        r.kind == MAIL_PATCH ? r.patch_id : 0,
 		        r.kind == MAIL_COVER ? r.series_id : 0, &t, &nt),
 		    ERR_OK);
@@ -318,30 +309,17 @@ test_any_order(void **state)
 	for (i = 0; i < NTHREAD; i++)
 		order[i] = i;
 	do {
-		assert_int_equal(store_begin(f->st), ERR_OK);
+		assert_int_equal(store_begin(f->w.st), ERR_OK);
 		/* One transaction around the whole order, rolled back. */
 		for (i = 0; i < NTHREAD; i++) {
-			struct ingest *in = ingest_new(f->st, &f->conf);
-			struct arena *a = arena_new();
-			struct mail_opts o;
-			struct mail mm;
 			enum ingest_result res;
-			int64_t pid;
 
-			ingest_mail_opts(in, &o);
-			mail_parse(
-			    a, m[order[i]], strlen(m[order[i]]), &o, &mm);
-			assert_int_equal(
-			    ingest_project(in, "demo", &mm, &pid), ERR_OK);
-			assert_int_equal(
-			    ingest_mail(in, m[order[i]], strlen(m[order[i]]),
-			        &mm, pid, &res),
+			assert_int_equal(wt_ingest_in(&f->w, NULL, m[order[i]],
+			                     strlen(m[order[i]]), &res),
 			    ERR_OK);
-			ingest_free(in);
-			arena_free(a);
 		}
 		summary(f, m, NTHREAD, want.n ? &got : &want);
-		store_rollback(f->st);
+		store_rollback(f->w.st);
 		if (got.n && strcmp(buf_cstr(&got), buf_cstr(&want)) != 0 &&
 		    bad++ < 3) {
 			buf_adds(&why, "order");
@@ -364,27 +342,17 @@ test_any_order(void **state)
 static unsigned long
 ingest_all(struct fixture *f, char **m, size_t n, bool reverse)
 {
-	unsigned long before = store_steps(f->st);
+	unsigned long before = store_steps(f->w.st);
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const char *raw = m[reverse ? n - 1 - i : i];
-		struct ingest *in = ingest_new(f->st, &f->conf);
-		struct arena *a = arena_new();
-		struct mail_opts o;
-		struct mail mm;
 		enum ingest_result res;
-		int64_t pid;
 
-		ingest_mail_opts(in, &o);
-		mail_parse(a, raw, strlen(raw), &o, &mm);
-		assert_int_equal(ingest_project(in, "demo", &mm, &pid), ERR_OK);
 		assert_int_equal(
-		    ingest_mail(in, raw, strlen(raw), &mm, pid, &res), ERR_OK);
-		ingest_free(in);
-		arena_free(a);
+		    wt_ingest_in(&f->w, NULL, raw, strlen(raw), &res), ERR_OK);
 	}
-	return store_steps(f->st) - before;
+	return store_steps(f->w.st) - before;
 }
 
 #define CHAIN 200
@@ -421,20 +389,20 @@ test_reversed_chain(void **state)
 		    id, from, "Re: [PATCH] frob: a chain", "", irt, body);
 	}
 	for (round = 0; round < 2; round++) {
-		assert_int_equal(store_begin(f->st), ERR_OK);
+		assert_int_equal(store_begin(f->w.st), ERR_OK);
 		if (round == 0)
 			forward = ingest_all(f, m, CHAIN + 1, false);
 		else
 			backward = ingest_all(f, m, CHAIN + 1, true);
 		assert_int_equal(
-		    store_msg_find(f->st, a, "chain@ex.org", &p), ERR_OK);
-		assert_int_equal(store_read_trailers(f->st, a, p.patch_id,
+		    store_msg_find(f->w.st, a, "chain@ex.org", &p), ERR_OK);
+		assert_int_equal(store_read_trailers(f->w.st, a, p.patch_id,
 		                     p.series_id, &t, &nt),
 		    ERR_OK);
 		for (k = acks = 0; k < nt; k++)
 			acks += strcmp(t[k].name, "Acked-by") == 0;
 		assert_int_equal(acks, CHAIN);
-		store_rollback(f->st);
+		store_rollback(f->w.st);
 	}
 	if (backward > 2 * forward)
 		fail_msg("newest first took %lu statements, oldest first %lu",
@@ -482,11 +450,11 @@ test_import_order(void **state)
 	assert_int_equal(fclose(out), 0);
 	for (size_t b = 0; b < sizeof(batches) / sizeof(*batches); b++) {
 		struct import_opts o = { .project = "demo", .quiet = true };
-		struct ingest *in = ingest_new(f->st, &f->conf);
+		struct ingest *in = ingest_new(f->w.st, &f->w.conf);
 		int64_t last = 0;
 
 		o.batch = batches[b];
-		assert_int_equal(import_path(in, f->st, path, &o), ERR_OK);
+		assert_int_equal(import_path(in, f->w.st, path, &o), ERR_OK);
 		assert_int_equal(ingest_stats(in)->seen, NIMPORT);
 		assert_int_equal(ingest_stats(in)->stored, NIMPORT);
 		ingest_free(in);
@@ -495,19 +463,19 @@ test_import_order(void **state)
 
 			snprintf(id, sizeof(id), "m%d@ex.org", i);
 			assert_int_equal(
-			    store_msg_find(f->st, a, id, &m), ERR_OK);
+			    store_msg_find(f->w.st, a, id, &m), ERR_OK);
 			assert_true(m.id > last);
 			last = m.id;
 		}
-		in = ingest_new(f->st, &f->conf);
-		assert_int_equal(import_path(in, f->st, path, &o), ERR_OK);
+		in = ingest_new(f->w.st, &f->w.conf);
+		assert_int_equal(import_path(in, f->w.st, path, &o), ERR_OK);
 		assert_int_equal(ingest_stats(in)->seen, 0);
 		ingest_free(in);
 		/* Again from nothing, in the next batches. */
-		store_close(f->st);
+		store_close(f->w.st);
 		assert_int_equal(unlink(f->db), 0);
 		assert_int_equal(
-		    store_open(f->db, STORE_CREATE, &f->st), ERR_OK);
+		    store_open(f->db, STORE_CREATE, &f->w.st), ERR_OK);
 	}
 	arena_free(a);
 }
@@ -540,12 +508,12 @@ assert_stored_whole(struct fixture *f, struct arena *a, const char *id,
 	const char *raw;
 	size_t rn;
 
-	assert_int_equal(store_msg_find(f->st, a, id, &m), ERR_OK);
-	assert_int_equal(store_msg_get(f->st, a, m.id, &m), ERR_OK);
+	assert_int_equal(store_msg_find(f->w.st, a, id, &m), ERR_OK);
+	assert_int_equal(store_msg_get(f->w.st, a, m.id, &m), ERR_OK);
 	assert_true(m.flags & MAIL_F_OVERLIMIT);
 	assert_false(m.flags & MAIL_F_TRUNCATED);
 	assert_int_equal(m.kind, MAIL_OTHER);
-	assert_int_equal(store_msg_raw(f->st, a, m.id, &raw, &rn), ERR_OK);
+	assert_int_equal(store_msg_raw(f->w.st, a, m.id, &raw, &rn), ERR_OK);
 	assert_int_equal(rn, n);
 	assert_memory_equal(raw, mail, n);
 }
@@ -596,9 +564,9 @@ test_over_limit(void **state)
 	fprintf(out, "From a Mon Feb  3 10:00:00 2025\n%s\n", small);
 	free(small);
 	assert_int_equal(fclose(out), 0);
-	in = ingest_new(f->st, &f->conf);
+	in = ingest_new(f->w.st, &f->w.conf);
 	quiet(true);
-	assert_int_equal(import_path(in, f->st, path, &o), ERR_OK);
+	assert_int_equal(import_path(in, f->w.st, path, &o), ERR_OK);
 	quiet(false);
 	assert_int_equal(ingest_stats(in)->stored, 3);
 	assert_int_equal(ingest_stats(in)->overlimit, 1);
@@ -610,10 +578,12 @@ test_over_limit(void **state)
 	strcat(big, "\n");
 	assert_stored_whole(f, a, "big2@ex.org", big, strlen(big));
 	free(big);
-	assert_int_equal(store_msg_find(f->st, a, "before@ex.org", &m), ERR_OK);
-	assert_int_equal(store_msg_find(f->st, a, "after@ex.org", &m), ERR_OK);
 	assert_int_equal(
-	    store_msg_find(f->st, a, "huge@ex.org", &m), ERR_NOTFOUND);
+	    store_msg_find(f->w.st, a, "before@ex.org", &m), ERR_OK);
+	assert_int_equal(
+	    store_msg_find(f->w.st, a, "after@ex.org", &m), ERR_OK);
+	assert_int_equal(
+	    store_msg_find(f->w.st, a, "huge@ex.org", &m), ERR_NOTFOUND);
 	arena_free(a);
 }
 

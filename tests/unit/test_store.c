@@ -139,7 +139,7 @@ test_per_patch_statements_use_indexes(void **state)
 {
 	static const enum sql_id ids[] = { SQL_PATCH_GET, SQL_SERIES_GET,
 		SQL_MSG_GET, SQL_RAW_GET, SQL_STAGE_FOLDED,
-		SQL_READ_TRAILERS_OF };
+		SQL_READ_TRAILERS_OF, SQL_PROMOTE_MARK };
 	struct store *st;
 	char q[2048];
 	size_t i;
@@ -474,6 +474,63 @@ test_bulk_load_closes_into_db(void **state)
 	assert_int_equal(count_rows(db, "bulk"), 20);
 }
 
+/* What PRAGMA name answers on st's connection. */
+static void
+pragma_answer(struct store *st, const char *name, char *out, size_t n)
+{
+	char q[64];
+	sqlite3_stmt *s = NULL;
+
+	snprintf(q, sizeof(q), "PRAGMA %s", name);
+	assert_int_equal(
+	    sqlite3_prepare_v2(st->db, q, -1, &s, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+	snprintf(out, n, "%s", (const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+}
+
+/*
+ * ":memory:" opens a database of the connection's own (the workflow
+ * tests' store): migrated, with its pragmas, writable in transactions,
+ * and not shared with a second one.  A file database is in WAL, and a
+ * database that answers any other journal mode (a temporary one, "") is
+ * refused rather than run without it.
+ */
+static void
+test_memory_store(void **state)
+{
+	struct store *st, *other;
+	int64_t id = 0, id2 = 0;
+	char answer[32];
+
+	(void)state;
+	assert_int_equal(store_open(":memory:", STORE_CREATE, &st), ERR_OK);
+	pragma_answer(st, "journal_mode", answer, sizeof(answer));
+	assert_string_equal(answer, "memory");
+	pragma_answer(st, "foreign_keys", answer, sizeof(answer));
+	assert_string_equal(answer, "1");
+	pragma_answer(st, "user_version", answer, sizeof(answer));
+	assert_int_equal(atoi(answer), schema_version());
+	assert_int_equal(store_begin(st), ERR_OK);
+	assert_int_equal(store_project_id(st, "demo", &id), ERR_OK);
+	assert_int_equal(store_commit(st), ERR_OK);
+	assert_string_equal(store_project_name(st, id), "demo");
+	assert_int_equal(store_open(":memory:", STORE_CREATE, &other), ERR_OK);
+	assert_string_equal(store_project_name(other, id), "");
+	assert_int_equal(store_project_id(other, "other", &id2), ERR_OK);
+	assert_int_equal(id2, id);
+	assert_string_equal(store_project_name(st, id), "demo");
+	store_close(other);
+	store_close(st);
+
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	pragma_answer(st, "journal_mode", answer, sizeof(answer));
+	assert_string_equal(answer, "wal");
+	store_close(st);
+	assert_int_equal(store_open("", STORE_CREATE, &st), ERR_DB);
+	assert_null(st);
+}
+
 int
 main(void)
 {
@@ -488,6 +545,7 @@ main(void)
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
 		cmocka_unit_test(test_bulk_load_closes_into_db),
+		cmocka_unit_test(test_memory_store),
 	};
 
 	return cmocka_run_group_tests_name("store", tests, setup, teardown);
