@@ -218,6 +218,10 @@ bool webpw_init(struct pw *pw, struct web *w, struct store *st,
 /* GET (and HEAD) of a path under /api/1.2. */
 void webpw_get(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, const char *rest);
+/* page and per_page of rq (patchwork's default and maximum), and f's
+ * offset and limit from them; false when page is no page number. */
+bool webpw_paging(const struct web_req *rq, size_t *page, size_t *per_page,
+    struct store_pw_filter *f);
 /* The Link header of page (from 1) of a list at URL list: the
  * request's own arguments, with rel="next" (when more), "prev" and
  * "first", as patchwork pages. */
