@@ -377,28 +377,16 @@ static enum err
 find(struct pw *pw, const char *id, bool cover, struct store_pw_patch *p,
     struct store_pw_series *s)
 {
-	struct store_pw_patch *pv = NULL;
-	struct store_pw_series *sv = NULL;
 	struct store_pw_filter f;
-	size_t n = 0;
-	enum err e;
 
+	if (id == NULL)
+		return ERR_NOTFOUND;
 	memset(&f, 0, sizeof(f));
 	f.msgid = id;
 	f.limit = 1;
-	if (id == NULL)
-		return ERR_NOTFOUND;
-	if (cover) {
-		f.with_cover = true;
-		e = store_pw_series(pw->st, pw->a, &f, &sv, &n, NULL);
-		if (e == ERR_OK && n)
-			*s = sv[0];
-	} else {
-		e = store_pw_patches(pw->st, pw->a, &f, &pv, &n, NULL);
-		if (e == ERR_OK && n)
-			*p = pv[0];
-	}
-	return e == ERR_OK && n == 0 ? ERR_NOTFOUND : e;
+	f.with_cover = cover;
+	return cover ? webpw_first_series(pw, &f, s)
+	             : webpw_first_patch(pw, &f, p);
 }
 
 /* /project/P/patch/<id>/... and /project/P/cover/<id>/... */

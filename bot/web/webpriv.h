@@ -299,6 +299,11 @@ enum err webpw_cover(struct pw *pw, struct json *j,
     const struct store_pw_series *s, bool detail);
 enum err webpw_comment(struct pw *pw, struct json *j,
     const struct store_pw_mail *m, const char *page, const char *project);
+/* The first patch or series f selects; ERR_NOTFOUND when none. */
+enum err webpw_first_patch(
+    struct pw *pw, const struct store_pw_filter *f, struct store_pw_patch *p);
+enum err webpw_first_series(
+    struct pw *pw, const struct store_pw_filter *f, struct store_pw_series *s);
 /* One patch or series row by id; ERR_NOTFOUND. */
 enum err webpw_get_patch(struct pw *pw, int64_t id, struct store_pw_patch *p);
 enum err webpw_get_series(
