@@ -112,17 +112,6 @@ store_patch_update(struct store *st, const struct store_patch *p)
 	return db_exec(st, s, "patch update");
 }
 
-static enum err
-one_id(struct store *st, sqlite3_stmt *s, int64_t *id, const char *what)
-{
-	enum err e = db_row(st, s, what);
-
-	if (e == ERR_OK)
-		*id = db_col_int(s, 0);
-	sqlite3_reset(s);
-	return e;
-}
-
 enum err
 store_patch_by_number(
     struct store *st, int64_t series_id, int number, int64_t *id)
@@ -131,7 +120,7 @@ store_patch_by_number(
 
 	db_bind_int(s, ":series", series_id);
 	db_bind_int(s, ":number", number);
-	return one_id(st, s, id, "patch by number");
+	return db_one_id(st, s, id, "patch by number");
 }
 
 enum err
@@ -142,7 +131,7 @@ store_patch_by_title(
 
 	db_bind_int(s, ":series", series_id);
 	db_bind_text(s, ":title", norm_title);
-	return one_id(st, s, id, "patch by title");
+	return db_one_id(st, s, id, "patch by title");
 }
 
 enum err
@@ -153,7 +142,7 @@ store_patch_by_patchid(
 
 	db_bind_int(s, ":series", series_id);
 	db_bind_text(s, ":patch_id", patch_id);
-	return one_id(st, s, id, "patch by patch-id");
+	return db_one_id(st, s, id, "patch by patch-id");
 }
 
 enum err
@@ -246,7 +235,7 @@ store_patch_queue_next(
 
 	db_bind_id(s, ":project", project_id);
 	db_bind_text(s, ":queue", model_queue_name(queue));
-	return one_id(st, s, pos, "queue next");
+	return db_one_id(st, s, pos, "queue next");
 }
 
 enum err
@@ -257,7 +246,7 @@ store_patch_by_slug(
 
 	db_bind_id(s, ":project", project_id);
 	db_bind_text(s, ":slug", slug);
-	return one_id(st, s, id, "patch by slug");
+	return db_one_id(st, s, id, "patch by slug");
 }
 
 enum err

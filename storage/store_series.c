@@ -101,17 +101,6 @@ store_series_recount(struct store *st, int64_t id, int *received)
 	return e;
 }
 
-static enum err
-one_id(struct store *st, sqlite3_stmt *s, int64_t *id, const char *what)
-{
-	enum err e = db_row(st, s, what);
-
-	if (e == ERR_OK)
-		*id = db_col_int(s, 0);
-	sqlite3_reset(s);
-	return e;
-}
-
 enum err
 store_series_window(struct store *st, int64_t project_id, const char *email,
     int version, int expected, int number, int64_t date, int64_t window,
@@ -129,7 +118,7 @@ store_series_window(struct store *st, int64_t project_id, const char *email,
 	db_bind_id(s, ":project", project_id);
 	db_bind_int(s, ":coverless", coverless);
 	db_bind_int(s, ":exclude", exclude);
-	return one_id(st, s, id, "series window");
+	return db_one_id(st, s, id, "series window");
 }
 
 enum err
@@ -141,7 +130,7 @@ store_series_by_change(struct store *st, int64_t project_id,
 	db_bind_text(s, ":change_id", change_id);
 	db_bind_id(s, ":project", project_id);
 	db_bind_int(s, ":exclude", exclude);
-	return one_id(st, s, id, "series by change-id");
+	return db_one_id(st, s, id, "series by change-id");
 }
 
 enum err
@@ -155,7 +144,7 @@ store_series_by_title(struct store *st, int64_t project_id, const char *email,
 	db_bind_id(s, ":project", project_id);
 	db_bind_int(s, ":max_version", max_version);
 	db_bind_int(s, ":exclude", exclude);
-	return one_id(st, s, id, "series by title");
+	return db_one_id(st, s, id, "series by title");
 }
 
 enum err
