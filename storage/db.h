@@ -84,6 +84,10 @@ enum err db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
 typedef void db_row_fn(struct arena *a, sqlite3_stmt *s, void *record);
 enum err db_rows(struct store *st, struct arena *a, sqlite3_stmt *s,
     size_t size, db_row_fn *fn, void **out, size_t *n);
+/* db_row(), the row read by fn into record (zeroed first, size bytes)
+ * when there is one, and the statement reset. */
+enum err db_one(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
+    db_row_fn *fn, void *record, const char *what);
 
 /* Run a block of SQL (migrations). */
 enum err db_script(struct store *st, const char *sql, const char *what);

@@ -314,6 +314,20 @@ db_rows(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
 }
 
 enum err
+db_one(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
+    db_row_fn *fn, void *record, const char *what)
+{
+	enum err e = db_row(st, s, what);
+
+	if (e == ERR_OK) {
+		memset(record, 0, size);
+		fn(a, s, record);
+	}
+	sqlite3_reset(s);
+	return e;
+}
+
+enum err
 db_script(struct store *st, const char *sql, const char *what)
 {
 	char *msg = NULL;

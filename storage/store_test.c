@@ -104,14 +104,10 @@ store_test_get(
     struct store *st, struct arena *a, int64_t id, struct store_test_run *out)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_TEST_GET);
-	enum err e;
 
 	memset(out, 0, sizeof(*out));
 	db_bind_int(s, ":id", id);
-	if ((e = db_row(st, s, "test get")) == ERR_OK)
-		run_row(a, s, out);
-	sqlite3_reset(s);
-	return e;
+	return db_one(st, a, s, sizeof(*out), run_row, out, "test get");
 }
 
 enum err
