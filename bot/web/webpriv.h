@@ -277,6 +277,9 @@ void webpw_person(struct pw *pw, struct json *j, int64_t row, const char *name,
     const char *email);
 /* The users: the maintainers, then the CIs, numbered from 1. */
 size_t webpw_nusers(const struct pw *pw);
+/* User id's (1 to webpw_nusers()) name and address. */
+void webpw_user_names(
+    const struct pw *pw, size_t id, const char **name, const char **email);
 void webpw_user(struct pw *pw, struct json *j, size_t id);
 /* The user a label (a name or address, as events and checks record
  * them) is, or 0. */

@@ -522,18 +522,11 @@ project_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
 static bool
 user_matches(const struct pw *pw, size_t id, const char *q)
 {
-	const struct config *c = pw->w->conf;
 	const char *name, *email;
 
 	if (q == NULL || *q == '\0')
 		return true;
-	if (id <= c->nmaintainers) {
-		name = c->maintainers[id - 1].name;
-		email = c->maintainers[id - 1].email;
-	} else {
-		name = c->cis[id - c->nmaintainers - 1].name;
-		email = c->cis[id - c->nmaintainers - 1].email;
-	}
+	webpw_user_names(pw, id, &name, &email);
 	return strstr(name, q) || strstr(email, q);
 }
 

@@ -334,22 +334,30 @@ webpw_nusers(const struct pw *pw)
 }
 
 void
-webpw_user(struct pw *pw, struct json *j, size_t id)
+webpw_user_names(
+    const struct pw *pw, size_t id, const char **name, const char **email)
 {
 	const struct config *c = pw->w->conf;
+
+	if (id <= c->nmaintainers) {
+		*name = c->maintainers[id - 1].name;
+		*email = c->maintainers[id - 1].email;
+	} else {
+		*name = c->cis[id - c->nmaintainers - 1].name;
+		*email = c->cis[id - c->nmaintainers - 1].email;
+	}
+}
+
+void
+webpw_user(struct pw *pw, struct json *j, size_t id)
+{
 	const char *name, *email;
 
 	if (id == 0 || id > webpw_nusers(pw)) {
 		json_null(j);
 		return;
 	}
-	if (id <= c->nmaintainers) {
-		name = c->maintainers[id - 1].name;
-		email = c->maintainers[id - 1].email;
-	} else {
-		name = c->cis[id - c->nmaintainers - 1].name;
-		email = c->cis[id - c->nmaintainers - 1].email;
-	}
+	webpw_user_names(pw, id, &name, &email);
 	json_obj_begin(j);
 	key_int(j, "id", (int64_t)id);
 	key_url(pw, j, "url", "users", (int64_t)id, "");
