@@ -52,6 +52,9 @@ void db_bind_id(sqlite3_stmt *s, const char *name, int64_t v);
 enum err db_exec(struct store *st, sqlite3_stmt *s, const char *what);
 /* Step once: ERR_OK with a row, ERR_NOTFOUND without, ERR_DB on error. */
 enum err db_row(struct store *st, sqlite3_stmt *s, const char *what);
+/* db_row(), the row's first column into *id, and the statement reset. */
+enum err db_one_id(
+    struct store *st, sqlite3_stmt *s, int64_t *id, const char *what);
 
 /* Column helpers: text as a malloc'd copy (NULL for SQL NULL). */
 char *db_col_dup(sqlite3_stmt *s, int col);
@@ -81,6 +84,10 @@ enum err db_ids(struct store *st, sqlite3_stmt *s, int64_t **ids, size_t *n,
 typedef void db_row_fn(struct arena *a, sqlite3_stmt *s, void *record);
 enum err db_rows(struct store *st, struct arena *a, sqlite3_stmt *s,
     size_t size, db_row_fn *fn, void **out, size_t *n);
+/* db_row(), the row read by fn into record (zeroed first, size bytes)
+ * when there is one, and the statement reset. */
+enum err db_one(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
+    db_row_fn *fn, void *record, const char *what);
 
 /* Run a block of SQL (migrations). */
 enum err db_script(struct store *st, const char *sql, const char *what);

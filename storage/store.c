@@ -160,6 +160,17 @@ db_row(struct store *st, sqlite3_stmt *s, const char *what)
 	return db_fail(st, what, rc);
 }
 
+enum err
+db_one_id(struct store *st, sqlite3_stmt *s, int64_t *id, const char *what)
+{
+	enum err e = db_row(st, s, what);
+
+	if (e == ERR_OK)
+		*id = db_col_int(s, 0);
+	sqlite3_reset(s);
+	return e;
+}
+
 char *
 db_col_dup(sqlite3_stmt *s, int col)
 {
@@ -300,6 +311,20 @@ db_rows(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
 	sqlite3_reset(s);
 	*out = arr;
 	return rc == SQLITE_DONE ? ERR_OK : db_fail(st, "read", rc);
+}
+
+enum err
+db_one(struct store *st, struct arena *a, sqlite3_stmt *s, size_t size,
+    db_row_fn *fn, void *record, const char *what)
+{
+	enum err e = db_row(st, s, what);
+
+	if (e == ERR_OK) {
+		memset(record, 0, size);
+		fn(a, s, record);
+	}
+	sqlite3_reset(s);
+	return e;
 }
 
 enum err
@@ -598,11 +623,7 @@ store_project_id(struct store *st, const char *name, int64_t *id)
 	enum err e;
 
 	db_bind_text(s, ":name", name);
-	e = db_row(st, s, "project get");
-	if (e == ERR_OK)
-		*id = db_col_int(s, 0);
-	sqlite3_reset(s);
-	if (e != ERR_NOTFOUND)
+	if ((e = db_one_id(st, s, id, "project get")) != ERR_NOTFOUND)
 		return e;
 	s = db_stmt(st, SQL_PROJECT_ADD);
 	db_bind_text(s, ":name", name);

@@ -20,11 +20,11 @@ kind_of(const char *s)
 }
 
 static void
-read_row(struct arena *a, sqlite3_stmt *s, struct store_msg *m)
+read_row(struct arena *a, sqlite3_stmt *s, void *rec)
 {
+	struct store_msg *m = rec;
 	const void *h;
 
-	memset(m, 0, sizeof(*m));
 	m->id = db_col_int(s, 0);
 	m->project_id = db_col_int(s, 1);
 	m->series_id = db_col_int(s, 2);
@@ -46,18 +46,6 @@ read_row(struct arena *a, sqlite3_stmt *s, struct store_msg *m)
 	m->auth_note = db_col_arena(a, s, 14);
 }
 
-static enum err
-one(struct store *st, struct arena *a, sqlite3_stmt *s, struct store_msg *out,
-    const char *what)
-{
-	enum err e = db_row(st, s, what);
-
-	if (e == ERR_OK)
-		read_row(a, s, out);
-	sqlite3_reset(s);
-	return e;
-}
-
 enum err
 store_msg_find(
     struct store *st, struct arena *a, const char *msgid, struct store_msg *out)
@@ -65,7 +53,7 @@ store_msg_find(
 	sqlite3_stmt *s = db_stmt(st, SQL_MSG_FIND);
 
 	db_bind_text(s, ":msgid", msgid);
-	return one(st, a, s, out, "message find");
+	return db_one(st, a, s, sizeof(*out), read_row, out, "message find");
 }
 
 enum err
@@ -84,13 +72,7 @@ store_msg_get(
 	sqlite3_stmt *s = db_stmt(st, SQL_MSG_GET);
 
 	db_bind_int(s, ":id", id);
-	return one(st, a, s, out, "message get");
-}
-
-static void
-list_row(struct arena *a, sqlite3_stmt *s, void *p)
-{
-	read_row(a, s, p);
+	return db_one(st, a, s, sizeof(*out), read_row, out, "message get");
 }
 
 enum err
@@ -100,7 +82,7 @@ store_msg_of_contrib(struct store *st, struct arena *a, int64_t contribution,
 	sqlite3_stmt *s = db_stmt(st, SQL_MSG_OF_CONTRIB);
 
 	db_bind_int(s, ":contribution", contribution);
-	return db_rows(st, a, s, sizeof(**out), list_row, (void **)out, n);
+	return db_rows(st, a, s, sizeof(**out), read_row, (void **)out, n);
 }
 
 enum err

@@ -1,7 +1,6 @@
 #include "storage/store_outbox.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "storage/db.h"
 #include "util/xalloc.h"
@@ -29,9 +28,10 @@ store_outbox_add(struct store *st, const struct store_outbox *o, int64_t *id)
 }
 
 static void
-read_row(struct arena *a, sqlite3_stmt *s, struct store_outbox *o)
+read_row(struct arena *a, sqlite3_stmt *s, void *rec)
 {
-	memset(o, 0, sizeof(*o));
+	struct store_outbox *o = rec;
+
 	o->id = db_col_int(s, 0);
 	o->event_id = db_col_int(s, 1);
 	o->contribution_id = db_col_int(s, 2);
@@ -58,13 +58,9 @@ store_outbox_get(
     struct store *st, struct arena *a, int64_t id, struct store_outbox *o)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_GET);
-	enum err e;
 
 	db_bind_int(s, ":id", id);
-	if ((e = db_row(st, s, "outbox get")) == ERR_OK)
-		read_row(a, s, o);
-	sqlite3_reset(s);
-	return e;
+	return db_one(st, a, s, sizeof(*o), read_row, o, "outbox get");
 }
 
 enum err
@@ -115,12 +111,6 @@ store_outbox_cancel(struct store *st, int64_t patch_id)
 	return db_exec(st, s, "outbox cancel");
 }
 
-static void
-outbox_row(struct arena *a, sqlite3_stmt *s, void *rec)
-{
-	read_row(a, s, rec);
-}
-
 enum err
 store_outbox_of(struct store *st, struct arena *a, int64_t contribution_id,
     struct store_outbox **out, size_t *n)
@@ -128,7 +118,7 @@ store_outbox_of(struct store *st, struct arena *a, int64_t contribution_id,
 	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_OF);
 
 	db_bind_int(s, ":contribution", contribution_id);
-	return db_rows(st, a, s, sizeof(**out), outbox_row, (void **)out, n);
+	return db_rows(st, a, s, sizeof(**out), read_row, (void **)out, n);
 }
 
 enum err

@@ -1,46 +1,47 @@
 #include "storage/store_patch.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "storage/db.h"
 #include "util/xalloc.h"
+
+static void
+patch_row(struct arena *a, sqlite3_stmt *s, void *rec)
+{
+	struct store_patch *p = rec;
+
+	p->id = db_col_int(s, 0);
+	p->project_id = db_col_int(s, 1);
+	p->series_id = db_col_int(s, 2);
+	p->message_id = db_col_int(s, 3);
+	p->number = (int)db_col_int(s, 4);
+	p->title = db_col_arena(a, s, 5);
+	p->norm_title = db_col_arena(a, s, 6);
+	p->author_name = db_col_arena(a, s, 7);
+	p->author_email = db_col_arena(a, s, 8);
+	p->author_time = db_col_int(s, 9);
+	p->author_tz = (int)db_col_int(s, 10);
+	p->patch_id = db_col_arena(a, s, 11);
+	p->files = db_col_arena(a, s, 12);
+	p->slug = db_col_arena(a, s, 13);
+	p->state = db_col_state(s, 14);
+	p->queue = db_col_queue(s, 15);
+	p->reason = db_col_reason(s, 16);
+	p->conflict = db_col_int(s, 17) != 0;
+	p->predecessor_id = db_col_int(s, 18);
+	p->queued_at = db_col_int(s, 19);
+	p->queue_pos = db_col_int(s, 20);
+	p->folded_into = db_col_int(s, 21);
+}
 
 enum err
 store_patch_get(
     struct store *st, struct arena *a, int64_t id, struct store_patch *p)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PATCH_GET);
-	enum err e;
 
 	db_bind_int(s, ":id", id);
-	if ((e = db_row(st, s, "patch get")) == ERR_OK) {
-		memset(p, 0, sizeof(*p));
-		p->id = db_col_int(s, 0);
-		p->project_id = db_col_int(s, 1);
-		p->series_id = db_col_int(s, 2);
-		p->message_id = db_col_int(s, 3);
-		p->number = (int)db_col_int(s, 4);
-		p->title = db_col_arena(a, s, 5);
-		p->norm_title = db_col_arena(a, s, 6);
-		p->author_name = db_col_arena(a, s, 7);
-		p->author_email = db_col_arena(a, s, 8);
-		p->author_time = db_col_int(s, 9);
-		p->author_tz = (int)db_col_int(s, 10);
-		p->patch_id = db_col_arena(a, s, 11);
-		p->files = db_col_arena(a, s, 12);
-		p->slug = db_col_arena(a, s, 13);
-		p->state = db_col_state(s, 14);
-		p->queue = db_col_queue(s, 15);
-		p->reason = db_col_reason(s, 16);
-		p->conflict = db_col_int(s, 17) != 0;
-		p->predecessor_id = db_col_int(s, 18);
-		p->queued_at = db_col_int(s, 19);
-		p->queue_pos = db_col_int(s, 20);
-		p->folded_into = db_col_int(s, 21);
-	}
-	sqlite3_reset(s);
-	return e;
+	return db_one(st, a, s, sizeof(*p), patch_row, p, "patch get");
 }
 
 static void
@@ -112,17 +113,6 @@ store_patch_update(struct store *st, const struct store_patch *p)
 	return db_exec(st, s, "patch update");
 }
 
-static enum err
-one_id(struct store *st, sqlite3_stmt *s, int64_t *id, const char *what)
-{
-	enum err e = db_row(st, s, what);
-
-	if (e == ERR_OK)
-		*id = db_col_int(s, 0);
-	sqlite3_reset(s);
-	return e;
-}
-
 enum err
 store_patch_by_number(
     struct store *st, int64_t series_id, int number, int64_t *id)
@@ -131,7 +121,7 @@ store_patch_by_number(
 
 	db_bind_int(s, ":series", series_id);
 	db_bind_int(s, ":number", number);
-	return one_id(st, s, id, "patch by number");
+	return db_one_id(st, s, id, "patch by number");
 }
 
 enum err
@@ -142,7 +132,7 @@ store_patch_by_title(
 
 	db_bind_int(s, ":series", series_id);
 	db_bind_text(s, ":title", norm_title);
-	return one_id(st, s, id, "patch by title");
+	return db_one_id(st, s, id, "patch by title");
 }
 
 enum err
@@ -153,7 +143,7 @@ store_patch_by_patchid(
 
 	db_bind_int(s, ":series", series_id);
 	db_bind_text(s, ":patch_id", patch_id);
-	return one_id(st, s, id, "patch by patch-id");
+	return db_one_id(st, s, id, "patch by patch-id");
 }
 
 enum err
@@ -246,7 +236,7 @@ store_patch_queue_next(
 
 	db_bind_id(s, ":project", project_id);
 	db_bind_text(s, ":queue", model_queue_name(queue));
-	return one_id(st, s, pos, "queue next");
+	return db_one_id(st, s, pos, "queue next");
 }
 
 enum err
@@ -257,7 +247,7 @@ store_patch_by_slug(
 
 	db_bind_id(s, ":project", project_id);
 	db_bind_text(s, ":slug", slug);
-	return one_id(st, s, id, "patch by slug");
+	return db_one_id(st, s, id, "patch by slug");
 }
 
 enum err

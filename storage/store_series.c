@@ -1,40 +1,41 @@
 #include "storage/store_series.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "storage/db.h"
 #include "util/xalloc.h"
+
+static void
+series_row(struct arena *a, sqlite3_stmt *s, void *rec)
+{
+	struct store_series *out = rec;
+
+	out->id = db_col_int(s, 0);
+	out->contribution_id = db_col_int(s, 1);
+	out->project_id = db_col_int(s, 2);
+	out->version = (int)db_col_int(s, 3);
+	out->expected = (int)db_col_int(s, 4);
+	out->received = (int)db_col_int(s, 5);
+	out->cover_id = db_col_int(s, 6);
+	out->first_id = db_col_int(s, 7);
+	out->title = db_col_arena(a, s, 8);
+	out->norm_title = db_col_arena(a, s, 9);
+	out->submitter_name = db_col_arena(a, s, 10);
+	out->submitter_email = db_col_arena(a, s, 11);
+	out->date = db_col_int(s, 12);
+	out->change_id = db_col_arena(a, s, 13);
+	out->base_commit = db_col_arena(a, s, 14);
+	out->resend = db_col_int(s, 15) != 0;
+}
 
 enum err
 store_series_get(
     struct store *st, struct arena *a, int64_t id, struct store_series *out)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_SERIES_GET);
-	enum err e;
 
 	db_bind_int(s, ":id", id);
-	if ((e = db_row(st, s, "series get")) == ERR_OK) {
-		memset(out, 0, sizeof(*out));
-		out->id = db_col_int(s, 0);
-		out->contribution_id = db_col_int(s, 1);
-		out->project_id = db_col_int(s, 2);
-		out->version = (int)db_col_int(s, 3);
-		out->expected = (int)db_col_int(s, 4);
-		out->received = (int)db_col_int(s, 5);
-		out->cover_id = db_col_int(s, 6);
-		out->first_id = db_col_int(s, 7);
-		out->title = db_col_arena(a, s, 8);
-		out->norm_title = db_col_arena(a, s, 9);
-		out->submitter_name = db_col_arena(a, s, 10);
-		out->submitter_email = db_col_arena(a, s, 11);
-		out->date = db_col_int(s, 12);
-		out->change_id = db_col_arena(a, s, 13);
-		out->base_commit = db_col_arena(a, s, 14);
-		out->resend = db_col_int(s, 15) != 0;
-	}
-	sqlite3_reset(s);
-	return e;
+	return db_one(st, a, s, sizeof(*out), series_row, out, "series get");
 }
 
 enum err
@@ -101,17 +102,6 @@ store_series_recount(struct store *st, int64_t id, int *received)
 	return e;
 }
 
-static enum err
-one_id(struct store *st, sqlite3_stmt *s, int64_t *id, const char *what)
-{
-	enum err e = db_row(st, s, what);
-
-	if (e == ERR_OK)
-		*id = db_col_int(s, 0);
-	sqlite3_reset(s);
-	return e;
-}
-
 enum err
 store_series_window(struct store *st, int64_t project_id, const char *email,
     int version, int expected, int number, int64_t date, int64_t window,
@@ -129,7 +119,7 @@ store_series_window(struct store *st, int64_t project_id, const char *email,
 	db_bind_id(s, ":project", project_id);
 	db_bind_int(s, ":coverless", coverless);
 	db_bind_int(s, ":exclude", exclude);
-	return one_id(st, s, id, "series window");
+	return db_one_id(st, s, id, "series window");
 }
 
 enum err
@@ -141,7 +131,7 @@ store_series_by_change(struct store *st, int64_t project_id,
 	db_bind_text(s, ":change_id", change_id);
 	db_bind_id(s, ":project", project_id);
 	db_bind_int(s, ":exclude", exclude);
-	return one_id(st, s, id, "series by change-id");
+	return db_one_id(st, s, id, "series by change-id");
 }
 
 enum err
@@ -155,7 +145,7 @@ store_series_by_title(struct store *st, int64_t project_id, const char *email,
 	db_bind_id(s, ":project", project_id);
 	db_bind_int(s, ":max_version", max_version);
 	db_bind_int(s, ":exclude", exclude);
-	return one_id(st, s, id, "series by title");
+	return db_one_id(st, s, id, "series by title");
 }
 
 enum err

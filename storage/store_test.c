@@ -92,15 +92,11 @@ store_test_claim(struct store *st, int64_t project_id, int64_t owner,
     int64_t now, int64_t *id)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_TEST_CLAIM);
-	enum err e;
 
 	db_bind_int(s, ":project", project_id);
 	db_bind_int(s, ":owner", owner);
 	db_bind_int(s, ":now", now);
-	if ((e = db_row(st, s, "test claim")) == ERR_OK)
-		*id = db_col_int(s, 0);
-	sqlite3_reset(s);
-	return e;
+	return db_one_id(st, s, id, "test claim");
 }
 
 enum err
@@ -108,14 +104,10 @@ store_test_get(
     struct store *st, struct arena *a, int64_t id, struct store_test_run *out)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_TEST_GET);
-	enum err e;
 
 	memset(out, 0, sizeof(*out));
 	db_bind_int(s, ":id", id);
-	if ((e = db_row(st, s, "test get")) == ERR_OK)
-		run_row(a, s, out);
-	sqlite3_reset(s);
-	return e;
+	return db_one(st, a, s, sizeof(*out), run_row, out, "test get");
 }
 
 enum err

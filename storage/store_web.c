@@ -11,13 +11,9 @@ static enum err
 project_find(struct store *st, const char *name, int64_t *id)
 {
 	sqlite3_stmt *s = db_stmt(st, SQL_PROJECT_GET);
-	enum err e;
 
 	db_bind_text(s, ":name", name);
-	if ((e = db_row(st, s, "project get")) == ERR_OK)
-		*id = db_col_int(s, 0);
-	sqlite3_reset(s);
-	return e;
+	return db_one_id(st, s, id, "project get");
 }
 
 static void

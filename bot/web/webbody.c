@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bot/web/webpriv.h"
+#include "util/ascii.h"
 
 /* What a check's fields may hold. */
 #define CONTEXT_MAX 255
@@ -85,6 +86,21 @@ keep(struct arena *a, const char *s)
 	return s ? arena_strdup(a, s) : NULL;
 }
 
+/* The check o holds, its strings copied into a (o is freed after). */
+static bool
+parse_check(struct arena *a, json_t *o, int64_t path_patch,
+    struct web_check_in *in, const char **why)
+{
+	if (!parse_body(o, path_patch, in, why))
+		return false;
+	in->msgid = keep(a, in->msgid);
+	in->state = keep(a, in->state);
+	in->context = keep(a, in->context);
+	in->url = keep(a, in->url);
+	in->description = keep(a, in->description);
+	return true;
+}
+
 bool
 webbody_check(struct arena *a, const char *body, size_t n, int64_t patch,
     struct web_check_in *in, const char **why)
@@ -98,29 +114,9 @@ webbody_check(struct arena *a, const char *body, size_t n, int64_t patch,
 		*why = "the body is not JSON";
 		return false;
 	}
-	ok = parse_body(o, patch, in, why);
-	if (ok) {
-		in->msgid = keep(a, in->msgid);
-		in->state = keep(a, in->state);
-		in->context = keep(a, in->context);
-		in->url = keep(a, in->url);
-		in->description = keep(a, in->description);
-	}
+	ok = parse_check(a, o, patch, in, why);
 	json_decref(o);
 	return ok;
-}
-
-/* The value of a hex digit, or -1. */
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* Decode one name or value of a form: '+' is a space, %XX a byte; a
@@ -139,8 +135,8 @@ form_decode(struct arena *a, const char *p, size_t n)
 
 			if (n - i < 3)
 				return NULL;
-			hi = hexval(p[i + 1]);
-			lo = hexval(p[i + 2]);
+			hi = ascii_hexval(p[i + 1]);
+			lo = ascii_hexval(p[i + 2]);
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 				return NULL;
 			*o++ = (char)(hi << 4 | lo);
@@ -219,14 +215,7 @@ webbody_check_form(struct arena *a, const struct web_arg *f, size_t n,
 		}
 	}
 	if (ok)
-		ok = parse_body(o, patch, in, why);
-	if (ok) {
-		in->msgid = keep(a, in->msgid);
-		in->state = keep(a, in->state);
-		in->context = keep(a, in->context);
-		in->url = keep(a, in->url);
-		in->description = keep(a, in->description);
-	}
+		ok = parse_check(a, o, patch, in, why);
 	json_decref(o);
 	return ok;
 }

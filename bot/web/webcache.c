@@ -1,7 +1,7 @@
 /*
- * The server's answers, kept (bot/web/webcache.h): a hash table of
- * entries in order of use under one lock, with a condition variable for
- * the threads that wait for a page another one is building.
+ * The server's answers, kept (bot/web/webcache.h): a table of
+ * bot/web/weblru.h under one lock, with a condition variable for the
+ * threads that wait for a page another one is building.
  */
 #include "bot/web/webcache.h"
 
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bot/web/webgzip.h"
+#include "bot/web/weblru.h"
 #include "bot/web/webpriv.h"
 #include "parsers/date.h"
 #include "parsers/patchid.h"
@@ -30,11 +31,9 @@ struct answer {
 	int64_t modified; /* when a body with this etag was first built */
 };
 
+/* An entry starts with its node (bot/web/weblru.h). */
 struct entry {
-	struct entry *next; /* in its bucket */
-	struct entry *newer, *older; /* in order of use */
-	char *key;
-	uint64_t hash;
+	struct weblru_node node;
 	uint64_t gen; /* of the answer */
 	int64_t born; /* when it was built */
 	bool ok; /* holds an answer */
@@ -48,26 +47,21 @@ struct webcache {
 	pthread_cond_t built;
 	struct store *stamp;
 	uint64_t gen;
-	struct entry **bucket;
-	size_t nbuckets, bytes, max;
+	struct weblru t;
+	size_t bytes, max;
 	int ttl;
-	struct entry *newest, *oldest;
 };
 
-static uint64_t
-fnv(const char *s)
+static struct entry *
+entry_of(struct weblru_node *n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
+	return (struct entry *)n;
 }
 
 static size_t
 cost(const struct entry *e)
 {
-	return sizeof(*e) + strlen(e->key) + e->an.n + e->an.gzn;
+	return sizeof(*e) + strlen(e->node.key) + e->an.n + e->an.gzn;
 }
 
 static void
@@ -80,6 +74,14 @@ answer_free(struct answer *a)
 	memset(a, 0, sizeof(*a));
 }
 
+static void
+entry_free(struct entry *e)
+{
+	answer_free(&e->an);
+	free(e->node.key);
+	free(e);
+}
+
 struct webcache *
 webcache_new(struct store *stamp, size_t max_bytes, int ttl)
 {
@@ -88,8 +90,7 @@ webcache_new(struct store *stamp, size_t max_bytes, int ttl)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->built, NULL);
 	c->stamp = stamp;
-	c->nbuckets = 4096;
-	c->bucket = xcalloc(c->nbuckets, sizeof(*c->bucket));
+	weblru_init(&c->t, 4096);
 	c->max = max_bytes;
 	c->ttl = ttl;
 	return c;
@@ -98,18 +99,16 @@ webcache_new(struct store *stamp, size_t max_bytes, int ttl)
 void
 webcache_free(struct webcache *c)
 {
-	struct entry *e, *next;
+	struct weblru_node *n, *older;
 
 	if (c == NULL)
 		return;
-	for (e = c->newest; e; e = next) {
-		next = e->older;
-		answer_free(&e->an);
-		free(e->key);
-		free(e);
+	for (n = c->t.newest; n; n = older) {
+		older = n->older;
+		entry_free(entry_of(n));
 	}
 	store_close(c->stamp);
-	free(c->bucket);
+	weblru_fini(&c->t);
 	pthread_cond_destroy(&c->built);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
@@ -134,54 +133,12 @@ webcache_begin(struct webcache *c)
 
 /* ---- the table ---- */
 
-static struct entry **
-slot(struct webcache *c, const char *key, uint64_t h)
-{
-	struct entry **p = &c->bucket[h % c->nbuckets];
-
-	while (*p && ((*p)->hash != h || strcmp((*p)->key, key) != 0))
-		p = &(*p)->next;
-	return p;
-}
-
-static void
-unlink_use(struct webcache *c, struct entry *e)
-{
-	if (e->newer)
-		e->newer->older = e->older;
-	else
-		c->newest = e->older;
-	if (e->older)
-		e->older->newer = e->newer;
-	else
-		c->oldest = e->newer;
-	e->newer = e->older = NULL;
-}
-
-static void
-use(struct webcache *c, struct entry *e)
-{
-	if (c->newest == e)
-		return;
-	if (e->newer || e->older || c->oldest == e)
-		unlink_use(c, e);
-	e->older = c->newest;
-	if (c->newest)
-		c->newest->newer = e;
-	c->newest = e;
-	if (c->oldest == NULL)
-		c->oldest = e;
-}
-
 static void
 drop(struct webcache *c, struct entry *e)
 {
-	*slot(c, e->key, e->hash) = e->next;
-	unlink_use(c, e);
+	weblru_remove(&c->t, &e->node);
 	c->bytes -= cost(e);
-	answer_free(&e->an);
-	free(e->key);
-	free(e);
+	entry_free(e);
 }
 
 /* Drop the least recently used until the answers fit; never one being
@@ -189,27 +146,24 @@ drop(struct webcache *c, struct entry *e)
 static void
 trim(struct webcache *c)
 {
-	struct entry *e = c->oldest, *prev;
+	struct weblru_node *n = c->t.oldest, *newer;
 
-	while (c->bytes > c->max && e) {
-		prev = e->newer;
-		if (e->builders == 0)
-			drop(c, e);
-		e = prev;
+	while (c->bytes > c->max && n) {
+		newer = n->newer;
+		if (entry_of(n)->builders == 0)
+			drop(c, entry_of(n));
+		n = newer;
 	}
 }
 
 static struct entry *
-add(struct webcache *c, const char *key, uint64_t h)
+add(struct webcache *c, const char *key)
 {
 	struct entry *e = xcalloc(1, sizeof(*e));
 
-	e->key = xstrdup(key);
-	e->hash = h;
-	e->next = c->bucket[h % c->nbuckets];
-	c->bucket[h % c->nbuckets] = e;
+	e->node.key = xstrdup(key);
+	weblru_add(&c->t, &e->node);
 	c->bytes += cost(e);
-	use(c, e);
 	return e;
 }
 
@@ -402,14 +356,13 @@ static bool
 claim(struct webcache *c, const struct web_req *rq, const char *key,
     uint64_t gen, struct answer *an, struct entry **out)
 {
-	uint64_t h = fnv(key);
 	struct entry *e;
 
 	for (;;) {
-		e = *slot(c, key, h);
+		e = entry_of(weblru_find(&c->t, key));
 		if (e && e->ok && e->gen == gen && rq->now >= e->born &&
 		    rq->now - e->born < c->ttl) {
-			use(c, e);
+			weblru_use(&c->t, &e->node);
 			copy_answer(rq, an, &e->an);
 			return true;
 		}
@@ -419,7 +372,7 @@ claim(struct webcache *c, const struct web_req *rq, const char *key,
 		pthread_cond_wait(&c->built, &c->lock);
 	}
 	if (e == NULL)
-		e = add(c, key, h);
+		e = add(c, key);
 	e->builders++;
 	if (e->busy_gen < gen)
 		e->busy_gen = gen;
@@ -453,7 +406,7 @@ keep(struct webcache *c, struct entry *e, bool kept, struct answer *an,
 	if (!e->ok && e->builders == 0)
 		drop(c, e);
 	else
-		use(c, e);
+		weblru_use(&c->t, &e->node);
 	trim(c);
 	pthread_cond_broadcast(&c->built);
 }

@@ -69,6 +69,20 @@ unreadable(struct web *w, const struct web_req *rq, struct web_resp *rs)
 	    "The database could not be read; try again.");
 }
 
+/* 404 (unknown) or 503 for a failed read, dropping what was written;
+ * true when e is ERR_OK and the caller answers. */
+static bool
+found(struct web *w, const struct web_req *rq, struct web_resp *rs, enum err e)
+{
+	if (e == ERR_NOTFOUND) {
+		buf_reset(&rs->body);
+		unknown(w, rq, rs);
+	} else if (e != ERR_OK) {
+		unreadable(w, rq, rs);
+	}
+	return e == ERR_OK;
+}
+
 /* 302 to path (absolute with bot.url). */
 static void
 moved(struct web *w, struct arena *a, const struct web_req *rq,
@@ -118,11 +132,7 @@ raw(struct web *w, struct store *st, const struct web_req *rq,
 
 	if (e == ERR_OK)
 		e = store_msg_raw(st, a, m.id, &bytes, &n);
-	if (e == ERR_NOTFOUND) {
-		unknown(w, rq, rs);
-	} else if (e != ERR_OK) {
-		unreadable(w, rq, rs);
-	} else {
+	if (found(w, rq, rs, e)) {
 		buf_add(&rs->body, bytes, n);
 		rs->status = 200;
 		rs->type = "text/plain";
@@ -165,12 +175,7 @@ thread(struct web *w, struct store *st, const struct web_req *rq,
 		e = mboxout_end(mo);
 	mboxout_free(mo);
 	free(rows);
-	if (e == ERR_NOTFOUND) {
-		buf_reset(&rs->body);
-		unknown(w, rq, rs);
-	} else if (e != ERR_OK) {
-		unreadable(w, rq, rs);
-	} else {
+	if (found(w, rq, rs, e)) {
 		rs->status = 200;
 		rs->type = "application/gzip";
 	}
@@ -256,6 +261,15 @@ download(struct web_resp *rs, const char *type, const char *name)
 	rs->disposition = d;
 }
 
+/* What patchwork names a download of patch p: "v3-2-3-title" and ext. */
+static const char *
+patch_name(struct arena *a, const struct store_pw_patch *p, const char *ext)
+{
+	return file_name(a,
+	    arena_printf(a, "v%d-%d-%d-", p->version, p->number, p->expected),
+	    p->title, ext);
+}
+
 /* The patch p's series and patch as `am` sees them. */
 static enum err
 views(struct store *st, struct arena *a, const struct store_pw_patch *p,
@@ -306,18 +320,8 @@ patch_mbox(struct web *w, struct store *st, const struct web_req *rq,
 		one.patches[one.npatches++] = *vp;
 		e = am_series(st, w->conf, &one, AM_VERIFIED, &rs->body);
 	}
-	if (e == ERR_NOTFOUND) {
-		buf_reset(&rs->body);
-		unknown(w, rq, rs);
-	} else if (e != ERR_OK) {
-		unreadable(w, rq, rs);
-	} else {
-		download(rs, "application/mbox",
-		    file_name(a,
-		        arena_printf(a, "v%d-%d-%d-", p->version, p->number,
-		            p->expected),
-		        p->title, ".patch"));
-	}
+	if (found(w, rq, rs, e))
+		download(rs, "application/mbox", patch_name(a, p, ".patch"));
 }
 
 /* A patch's diff alone (patchwork's raw/, git pw patch download --diff). */
@@ -337,17 +341,10 @@ patch_diff(struct web *w, struct store *st, const struct web_req *rq,
 		if (m.patch == NULL)
 			e = ERR_NOTFOUND;
 	}
-	if (e == ERR_NOTFOUND) {
-		unknown(w, rq, rs);
-	} else if (e != ERR_OK) {
-		unreadable(w, rq, rs);
-	} else {
+	if (found(w, rq, rs, e)) {
 		buf_addstr(&rs->body, webpw_diff(m.patch->diff));
 		download(rs, "text/x-patch; charset=utf-8",
-		    file_name(a,
-		        arena_printf(a, "v%d-%d-%d-", p->version, p->number,
-		            p->expected),
-		        p->title, ".diff"));
+		    patch_name(a, p, ".diff"));
 	}
 }
 
@@ -378,28 +375,16 @@ static enum err
 find(struct pw *pw, const char *id, bool cover, struct store_pw_patch *p,
     struct store_pw_series *s)
 {
-	struct store_pw_patch *pv = NULL;
-	struct store_pw_series *sv = NULL;
 	struct store_pw_filter f;
-	size_t n = 0;
-	enum err e;
 
+	if (id == NULL)
+		return ERR_NOTFOUND;
 	memset(&f, 0, sizeof(f));
 	f.msgid = id;
 	f.limit = 1;
-	if (id == NULL)
-		return ERR_NOTFOUND;
-	if (cover) {
-		f.with_cover = true;
-		e = store_pw_series(pw->st, pw->a, &f, &sv, &n, NULL);
-		if (e == ERR_OK && n)
-			*s = sv[0];
-	} else {
-		e = store_pw_patches(pw->st, pw->a, &f, &pv, &n, NULL);
-		if (e == ERR_OK && n)
-			*p = pv[0];
-	}
-	return e == ERR_OK && n == 0 ? ERR_NOTFOUND : e;
+	f.with_cover = cover;
+	return cover ? webpw_first_series(pw, &f, s)
+	             : webpw_first_patch(pw, &f, p);
 }
 
 /* /project/P/patch/<id>/... and /project/P/cover/<id>/... */
@@ -427,11 +412,9 @@ submission(struct pw *pw, struct web_resp *rs, const char *rest, bool cover)
 	else if (!cover && n >= 4 && memcmp(rest + n - 4, "/raw", 4) == 0)
 		what = DIFF, n -= 4;
 	e = find(pw, msgid_at(pw->a, rest, n), cover, &p, &s);
-	if (e == ERR_NOTFOUND)
-		unknown(w, rq, rs);
-	else if (e != ERR_OK)
-		unreadable(w, rq, rs);
-	else if (what == MBOX && cover)
+	if (!found(w, rq, rs, e))
+		return;
+	if (what == MBOX && cover)
 		cover_mbox(w, pw->st, rq, rs, pw->a, &s);
 	else if (what == MBOX)
 		patch_mbox(w, pw->st, rq, rs, pw->a, &p);

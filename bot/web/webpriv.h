@@ -223,6 +223,10 @@ bool webpw_init(struct pw *pw, struct web *w, struct store *st,
 /* GET (and HEAD) of a path under /api/1.2. */
 void webpw_get(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, const char *rest);
+/* page and per_page of rq (patchwork's default and maximum), and f's
+ * offset and limit from them; false when page is no page number. */
+bool webpw_paging(const struct web_req *rq, size_t *page, size_t *per_page,
+    struct store_pw_filter *f);
 /* The Link header of page (from 1) of a list at URL list: the
  * request's own arguments, with rel="next" (when more), "prev" and
  * "first", as patchwork pages. */
@@ -278,6 +282,9 @@ void webpw_person(struct pw *pw, struct json *j, int64_t row, const char *name,
     const char *email);
 /* The users: the maintainers, then the CIs, numbered from 1. */
 size_t webpw_nusers(const struct pw *pw);
+/* User id's (1 to webpw_nusers()) name and address. */
+void webpw_user_names(
+    const struct pw *pw, size_t id, const char **name, const char **email);
 void webpw_user(struct pw *pw, struct json *j, size_t id);
 /* The user a label (a name or address, as events and checks record
  * them) is, or 0. */
@@ -300,6 +307,11 @@ enum err webpw_cover(struct pw *pw, struct json *j,
     const struct store_pw_series *s, bool detail);
 enum err webpw_comment(struct pw *pw, struct json *j,
     const struct store_pw_mail *m, const char *page, const char *project);
+/* The first patch or series f selects; ERR_NOTFOUND when none. */
+enum err webpw_first_patch(
+    struct pw *pw, const struct store_pw_filter *f, struct store_pw_patch *p);
+enum err webpw_first_series(
+    struct pw *pw, const struct store_pw_filter *f, struct store_pw_series *s);
 /* One patch or series row by id; ERR_NOTFOUND. */
 enum err webpw_get_patch(struct pw *pw, int64_t id, struct store_pw_patch *p);
 enum err webpw_get_series(

@@ -131,34 +131,42 @@ struct list {
 	const char *msg;
 };
 
-/* page and per_page.  A per_page that is no number or too big is
- * patchwork's default or maximum, as there. */
-static bool
-paging(const struct web_req *rq, struct list *l, struct store_pw_filter *f)
-{
-	const char *v;
-	int64_t n;
-
-	l->page = 1;
-	l->per_page = PW_PER_PAGE;
-	if ((v = web_arg(rq, "per_page")) && *v && id_of(v, &n))
-		l->per_page = n > PW_MAX_PER_PAGE ? PW_MAX_PER_PAGE : (size_t)n;
-	if ((v = web_arg(rq, "page")) && *v) {
-		if (!id_of(v, &n) || n > 1000000000)
-			return false;
-		l->page = (size_t)n;
-	}
-	f->limit = l->per_page;
-	f->offset = (l->page - 1) * l->per_page;
-	return true;
-}
-
 static bool
 bad(struct list *l, const char *field, const char *msg)
 {
 	l->why = field;
 	l->msg = msg;
 	return false;
+}
+
+/* page and per_page.  A per_page that is no number or too big is
+ * patchwork's default or maximum, as there. */
+bool
+webpw_paging(const struct web_req *rq, size_t *page, size_t *per_page,
+    struct store_pw_filter *f)
+{
+	const char *v;
+	int64_t n;
+
+	*page = 1;
+	*per_page = PW_PER_PAGE;
+	if ((v = web_arg(rq, "per_page")) && *v && id_of(v, &n))
+		*per_page = n > PW_MAX_PER_PAGE ? PW_MAX_PER_PAGE : (size_t)n;
+	if ((v = web_arg(rq, "page")) && *v) {
+		if (!id_of(v, &n) || n > 1000000000)
+			return false;
+		*page = (size_t)n;
+	}
+	f->limit = *per_page;
+	f->offset = (*page - 1) * *per_page;
+	return true;
+}
+
+static bool
+paging(const struct web_req *rq, struct list *l, struct store_pw_filter *f)
+{
+	return webpw_paging(rq, &l->page, &l->per_page, f) ||
+	    bad(l, NULL, "Invalid page.");
 }
 
 /* since and before: patchwork takes ISO 8601 dates and times. */
@@ -309,10 +317,8 @@ common(struct pw *pw, struct store_pw_filter *f, struct list *l)
 {
 	const char *q = web_arg(pw->rq, "q");
 
-	memset(f, 0, sizeof(*f));
-	memset(l, 0, sizeof(*l));
 	if (!paging(pw->rq, l, f))
-		return bad(l, NULL, "Invalid page.");
+		return false;
 	ordering(pw->rq, f);
 	f->q = q && *q ? q : NULL;
 	return when(pw->rq, f, l) && project_arg(pw, f, l) &&
@@ -364,14 +370,6 @@ webpw_links(struct pw *pw, struct web_resp *rs, const char *list, size_t page,
 	buf_free(&q);
 }
 
-/* The Link header of a page of list. */
-static void
-links(struct pw *pw, struct web_resp *rs, const char *list,
-    const struct list *l, bool more)
-{
-	webpw_links(pw, rs, list, l->page, l->per_page, more);
-}
-
 static void
 refused(struct web_resp *rs, const struct list *l)
 {
@@ -411,457 +409,437 @@ index_of(struct pw *pw, struct web_resp *rs)
 	done(rs);
 }
 
-static void
-projects(struct pw *pw, struct web_resp *rs, const char *id)
-{
+/* ---- the collections ---- */
+
+/* One request to a collection: which rows, and the rows read. */
+struct ask {
 	struct store_pw_filter f;
 	struct list l;
-	struct json j;
-	int64_t n;
-	size_t i, k = 0;
+	int64_t parent; /* patches/PARENT/checks/: the patch or cover letter */
+	bool one; /* one object, not the list */
+	size_t seen; /* a list paged here: the rows that matched so far */
+	size_t n;
+	bool more;
+	/* The rows, of the collection's kind. */
+	int64_t *ids; /* projects, users */
+	struct store_pw_mail *m; /* people, comments */
+	struct store_pw_series *s; /* series, covers */
+	struct store_pw_patch *p;
+	struct store_check *k;
+	/* Comments: the page and project of what they reply to. */
+	const char *page, *project;
+};
 
-	memset(&f, 0, sizeof(f));
-	memset(&l, 0, sizeof(l));
-	json_init(&j, &rs->body, false);
-	if (id) {
-		for (i = 0; i < pw->nprojects; i++)
-			if ((id_of(id, &n) && pw->projects[i].id == n) ||
-			    ascii_stricmp(pw->projects[i].name, id) == 0) {
-				webpw_project(pw, &j, pw->projects[i].id, true);
-				done(rs);
-				return;
-			}
-		not_found(rs);
-		return;
-	}
-	if (!paging(pw->rq, &l, &f)) {
-		webpw_error(rs, 404, "Invalid page.");
-		return;
-	}
-	json_arr_begin(&j);
-	for (i = 0; i < pw->nprojects; i++) {
-		const char *q = web_arg(pw->rq, "q");
+/*
+ * A collection: where it is, how an id names one of its objects, what
+ * its list's arguments select, and how its rows are read and written.
+ * answer() does the rest alike for every one: 404s, the array, the
+ * errors, the Link header.
+ */
+struct coll {
+	const char *parent; /* "patches" for patches/ID/checks/; NULL: top */
+	const char *name;
+	/* The object id names, into a->f; false: none.  NULL: no objects
+	 * below the list. */
+	bool (*key)(struct pw *pw, const char *id, struct ask *a);
+	/* The list's arguments into a->f; false with a->l.why and msg. */
+	bool (*filter)(struct pw *pw, struct ask *a);
+	/* The rows a->f selects; ERR_NOTFOUND when the parent is not. */
+	enum err (*read)(struct pw *pw, struct ask *a);
+	enum err (*write)(
+	    struct pw *pw, struct json *j, struct ask *a, size_t i);
+};
 
-		if (q && *q && !strstr(pw->projects[i].name, q))
-			continue;
-		if (k++ >= f.offset && k <= f.offset + f.limit)
-			webpw_project(pw, &j, pw->projects[i].id, true);
+/* A list kept in memory pages here: whether the next row that matches
+ * is on the page (and if one after it, that more follow). */
+static bool
+on_page(struct ask *a)
+{
+	size_t k = a->seen++;
+
+	if (a->f.limit && k >= a->f.offset + a->f.limit) {
+		a->more = true;
+		return false;
 	}
-	json_arr_end(&j);
-	done(rs);
-	links(pw, rs, arena_printf(pw->a, "%s/projects/", pw->api), &l,
-	    k > f.offset + f.limit);
+	return k >= a->f.offset;
 }
 
-static void
-people(struct pw *pw, struct web_resp *rs, const char *id)
+static bool
+row_key(struct pw *pw, const char *id, struct ask *a)
 {
-	struct store_pw_mail *m = NULL, one;
-	struct store_pw_filter f;
-	struct list l;
-	struct json j;
-	size_t n = 0, i;
-	int64_t row;
-	bool more;
-	enum err e;
+	(void)pw;
+	return id_of(id, &a->f.id);
+}
 
-	json_init(&j, &rs->body, false);
-	if (id) {
-		if (!id_of(id, &row) ||
-		    (e = store_pw_person(pw->st, pw->a, row, &one)) ==
-		        ERR_NOTFOUND) {
-			not_found(rs);
-			return;
+static bool
+page_only(struct pw *pw, struct ask *a)
+{
+	return paging(pw->rq, &a->l, &a->f);
+}
+
+/* projects/: an id or a link name. */
+static bool
+project_key(struct pw *pw, const char *id, struct ask *a)
+{
+	int64_t n;
+	size_t i;
+
+	for (i = 0; i < pw->nprojects; i++)
+		if ((id_of(id, &n) && pw->projects[i].id == n) ||
+		    ascii_stricmp(pw->projects[i].name, id) == 0) {
+			a->f.id = pw->projects[i].id;
+			return true;
 		}
-		if (e != ERR_OK) {
-			unreadable(rs);
-			return;
-		}
-		json_obj_begin(&j);
-		json_key(&j, "id");
-		json_int(&j, one.row);
-		json_key(&j, "url");
-		json_str(&j,
-		    arena_printf(
-		        pw->a, "%s/people/%" PRId64 "/", pw->api, one.row));
-		json_key(&j, "name");
-		json_str(&j, *one.from_name ? one.from_name : one.from_email);
-		json_key(&j, "email");
-		json_str(&j, one.from_email);
-		json_key(&j, "user");
-		webpw_user(pw, &j, webpw_user_of(pw, one.from_email));
-		json_obj_end(&j);
-		done(rs);
-		return;
+	return false;
+}
+
+static enum err
+projects_read(struct pw *pw, struct ask *a)
+{
+	const char *q = web_arg(pw->rq, "q");
+	size_t i;
+
+	a->ids = arena_alloc(pw->a, (pw->nprojects + 1) * sizeof(*a->ids));
+	for (i = 0; i < pw->nprojects; i++) {
+		const struct store_pw_project *p = &pw->projects[i];
+
+		if ((a->one ? p->id == a->f.id
+		            : !(q && *q && !strstr(p->name, q))) &&
+		    on_page(a))
+			a->ids[a->n++] = p->id;
 	}
-	memset(&f, 0, sizeof(f));
-	memset(&l, 0, sizeof(l));
-	if (!paging(pw->rq, &l, &f)) {
-		webpw_error(rs, 404, "Invalid page.");
-		return;
-	}
-	ordering(pw->rq, &f);
-	f.q = web_arg(pw->rq, "q");
-	if (store_pw_people(pw->st, pw->a, &f, &m, &n, &more) != ERR_OK) {
-		unreadable(rs);
-		return;
-	}
-	json_arr_begin(&j);
-	for (i = 0; i < n; i++)
-		webpw_person(pw, &j, m[i].row, m[i].from_name, m[i].from_email);
-	json_arr_end(&j);
-	done(rs);
-	links(pw, rs, arena_printf(pw->a, "%s/people/", pw->api), &l, more);
+	return ERR_OK;
+}
+
+static enum err
+project_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
+{
+	webpw_project(pw, j, a->ids[i], true);
+	return ERR_OK;
 }
 
 /* Whether user id matches q (in its name or address). */
 static bool
 user_matches(const struct pw *pw, size_t id, const char *q)
 {
-	const struct config *c = pw->w->conf;
 	const char *name, *email;
 
 	if (q == NULL || *q == '\0')
 		return true;
-	if (id <= c->nmaintainers) {
-		name = c->maintainers[id - 1].name;
-		email = c->maintainers[id - 1].email;
-	} else {
-		name = c->cis[id - c->nmaintainers - 1].name;
-		email = c->cis[id - c->nmaintainers - 1].email;
-	}
+	webpw_user_names(pw, id, &name, &email);
 	return strstr(name, q) || strstr(email, q);
 }
 
-static void
-users(struct pw *pw, struct web_resp *rs, const char *id)
+static bool
+user_key(struct pw *pw, const char *id, struct ask *a)
 {
-	struct store_pw_filter f;
-	struct list l;
-	struct json j;
-	int64_t n;
-	size_t i, k = 0;
-
-	json_init(&j, &rs->body, false);
-	if (id) {
-		if (!id_of(id, &n) || (uint64_t)n > webpw_nusers(pw)) {
-			not_found(rs);
-			return;
-		}
-		webpw_user(pw, &j, (size_t)n);
-		done(rs);
-		return;
-	}
-	memset(&f, 0, sizeof(f));
-	memset(&l, 0, sizeof(l));
-	if (!paging(pw->rq, &l, &f)) {
-		webpw_error(rs, 404, "Invalid page.");
-		return;
-	}
-	json_arr_begin(&j);
-	for (i = 1; i <= webpw_nusers(pw); i++) {
-		if (!user_matches(pw, i, web_arg(pw->rq, "q")))
-			continue;
-		if (k++ >= f.offset && k <= f.offset + f.limit)
-			webpw_user(pw, &j, i);
-	}
-	json_arr_end(&j);
-	done(rs);
-	links(pw, rs, arena_printf(pw->a, "%s/users/", pw->api), &l,
-	    k > f.offset + f.limit);
+	return id_of(id, &a->f.id) && (uint64_t)a->f.id <= webpw_nusers(pw);
 }
 
-static void
-series(struct pw *pw, struct web_resp *rs, const char *id)
+static enum err
+users_read(struct pw *pw, struct ask *a)
 {
-	struct store_pw_series *s = NULL;
-	struct store_pw_filter f;
-	struct list l;
-	struct json j;
-	size_t n = 0, i;
-	bool more = false;
-	enum err e;
+	size_t i, n = webpw_nusers(pw);
 
-	memset(&f, 0, sizeof(f));
-	memset(&l, 0, sizeof(l));
-	if (id && !id_of(id, &f.id)) {
-		not_found(rs);
-		return;
-	}
-	if (!id && !common(pw, &f, &l)) {
-		refused(rs, &l);
-		return;
-	}
-	e = store_pw_series(pw->st, pw->a, &f, &s, &n, &more);
-	json_init(&j, &rs->body, false);
-	if (e == ERR_OK && id && n == 0) {
-		not_found(rs);
-		return;
-	}
-	if (!id)
-		json_arr_begin(&j);
-	for (i = 0; i < n && e == ERR_OK; i++)
-		e = webpw_series(pw, &j, &s[i]);
-	if (!id)
-		json_arr_end(&j);
-	if (e != ERR_OK) {
-		unreadable(rs);
-		return;
-	}
-	done(rs);
-	if (!id)
-		links(pw, rs, arena_printf(pw->a, "%s/series/", pw->api), &l,
-		    more);
+	a->ids = arena_alloc(pw->a, (n + 1) * sizeof(*a->ids));
+	for (i = 1; i <= n; i++)
+		if ((a->one ? (int64_t)i == a->f.id
+		            : user_matches(pw, i, web_arg(pw->rq, "q"))) &&
+		    on_page(a))
+			a->ids[a->n++] = (int64_t)i;
+	return ERR_OK;
 }
 
-static void
-patches(struct pw *pw, struct web_resp *rs, const char *id)
+static enum err
+user_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
 {
-	struct store_pw_patch *p = NULL;
-	struct store_pw_filter f;
+	webpw_user(pw, j, (size_t)a->ids[i]);
+	return ERR_OK;
+}
+
+static bool
+people_filter(struct pw *pw, struct ask *a)
+{
+	if (!paging(pw->rq, &a->l, &a->f))
+		return false;
+	ordering(pw->rq, &a->f);
+	a->f.q = web_arg(pw->rq, "q");
+	return true;
+}
+
+/* people/ID/: the sender of mail row ID. */
+static enum err
+people_read(struct pw *pw, struct ask *a)
+{
+	if (!a->one)
+		return store_pw_people(
+		    pw->st, pw->a, &a->f, &a->m, &a->n, &a->more);
+	a->m = arena_alloc(pw->a, sizeof(*a->m));
+	a->n = 1;
+	return store_pw_person(pw->st, pw->a, a->f.id, a->m);
+}
+
+static enum err
+person_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
+{
+	const struct store_pw_mail *m = &a->m[i];
+
+	if (!a->one) {
+		webpw_person(pw, j, m->row, m->from_name, m->from_email);
+		return ERR_OK;
+	}
+	json_obj_begin(j);
+	json_key(j, "id");
+	json_int(j, m->row);
+	json_key(j, "url");
+	json_str(
+	    j, arena_printf(pw->a, "%s/people/%" PRId64 "/", pw->api, m->row));
+	json_key(j, "name");
+	json_str(j, *m->from_name ? m->from_name : m->from_email);
+	json_key(j, "email");
+	json_str(j, m->from_email);
+	json_key(j, "user");
+	webpw_user(pw, j, webpw_user_of(pw, m->from_email));
+	json_obj_end(j);
+	return ERR_OK;
+}
+
+static bool
+series_filter(struct pw *pw, struct ask *a)
+{
+	return common(pw, &a->f, &a->l);
+}
+
+static enum err
+series_read(struct pw *pw, struct ask *a)
+{
+	return store_pw_series(pw->st, pw->a, &a->f, &a->s, &a->n, &a->more);
+}
+
+static enum err
+series_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
+{
+	return webpw_series(pw, j, &a->s[i]);
+}
+
+static bool
+patches_filter(struct pw *pw, struct ask *a)
+{
+	struct store_pw_filter *f = &a->f;
 	const char *v;
-	struct list l;
-	struct json j;
-	size_t n = 0, i;
-	bool more = false;
-	enum err e;
 
-	memset(&l, 0, sizeof(l));
-	if (id) {
-		memset(&f, 0, sizeof(f));
-		if (!id_of(id, &f.id)) {
-			not_found(rs);
-			return;
-		}
-	} else {
-		if (!common(pw, &f, &l) || !state_arg(pw, &f, &l)) {
-			refused(rs, &l);
-			return;
-		}
-		if ((v = web_arg(pw->rq, "archived")) && *v) {
-			if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
-				f.none = true; /* nothing is archived */
-			else if (strcmp(v, "false") && strcmp(v, "0")) {
-				webpw_field_error(rs, 400, "archived",
-				    "Select a valid choice.");
-				return;
-			}
-		}
-		/* Nothing is delegated. */
-		if ((v = web_arg(pw->rq, "delegate")) && *v)
-			f.none = true;
-		if ((v = web_arg(pw->rq, "series")) && *v &&
-		    !id_of(v, &f.series)) {
-			webpw_field_error(
-			    rs, 400, "series", "Select a valid choice.");
-			return;
-		}
-		f.msgid = msgid_arg(pw, "msgid");
-		if ((v = web_arg(pw->rq, "hash")) && *v)
-			f.hash = v;
+	if (!common(pw, f, &a->l) || !state_arg(pw, f, &a->l))
+		return false;
+	if ((v = web_arg(pw->rq, "archived")) && *v) {
+		if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0)
+			f->none = true; /* nothing is archived */
+		else if (strcmp(v, "false") && strcmp(v, "0"))
+			return bad(&a->l, "archived", "Select a valid choice.");
 	}
-	e = store_pw_patches(pw->st, pw->a, &f, &p, &n, &more);
-	if (e == ERR_OK && id && n == 0) {
-		not_found(rs);
-		return;
-	}
-	json_init(&j, &rs->body, false);
-	if (!id)
-		json_arr_begin(&j);
-	for (i = 0; i < n && e == ERR_OK; i++)
-		e = webpw_patch(pw, &j, &p[i], id != NULL);
-	if (!id)
-		json_arr_end(&j);
-	if (e != ERR_OK) {
-		unreadable(rs);
-		return;
-	}
-	done(rs);
-	if (!id)
-		links(pw, rs, arena_printf(pw->a, "%s/patches/", pw->api), &l,
-		    more);
+	/* Nothing is delegated. */
+	if ((v = web_arg(pw->rq, "delegate")) && *v)
+		f->none = true;
+	if ((v = web_arg(pw->rq, "series")) && *v && !id_of(v, &f->series))
+		return bad(&a->l, "series", "Select a valid choice.");
+	f->msgid = msgid_arg(pw, "msgid");
+	if ((v = web_arg(pw->rq, "hash")) && *v)
+		f->hash = v;
+	return true;
 }
 
-static void
-covers(struct pw *pw, struct web_resp *rs, const char *id)
+static enum err
+patches_read(struct pw *pw, struct ask *a)
 {
-	struct store_pw_series *s = NULL;
-	struct store_pw_filter f;
+	return store_pw_patches(pw->st, pw->a, &a->f, &a->p, &a->n, &a->more);
+}
+
+static enum err
+patch_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
+{
+	return webpw_patch(pw, j, &a->p[i], a->one);
+}
+
+/* covers/ID/: a cover letter by its mail's row. */
+static bool
+cover_key(struct pw *pw, const char *id, struct ask *a)
+{
+	(void)pw;
+	return id_of(id, &a->f.cover);
+}
+
+static bool
+covers_filter(struct pw *pw, struct ask *a)
+{
 	const char *v;
-	struct list l;
-	struct json j;
-	size_t n = 0, i;
-	bool more = false;
-	enum err e;
 
-	memset(&l, 0, sizeof(l));
-	if (id) {
-		memset(&f, 0, sizeof(f));
-		if (!id_of(id, &f.cover)) {
-			not_found(rs);
-			return;
-		}
-	} else {
-		if (!common(pw, &f, &l)) {
-			refused(rs, &l);
-			return;
-		}
-		if ((v = web_arg(pw->rq, "series")) && *v && !id_of(v, &f.id)) {
-			webpw_field_error(
-			    rs, 400, "series", "Select a valid choice.");
-			return;
-		}
-		f.msgid = msgid_arg(pw, "msgid");
-	}
-	f.with_cover = true;
-	e = store_pw_series(pw->st, pw->a, &f, &s, &n, &more);
-	if (e == ERR_OK && id && n == 0) {
-		not_found(rs);
-		return;
-	}
-	json_init(&j, &rs->body, false);
-	if (!id)
-		json_arr_begin(&j);
-	for (i = 0; i < n && e == ERR_OK; i++)
-		e = webpw_cover(pw, &j, &s[i], id != NULL);
-	if (!id)
-		json_arr_end(&j);
-	if (e != ERR_OK) {
-		unreadable(rs);
-		return;
-	}
-	done(rs);
-	if (!id)
-		links(pw, rs, arena_printf(pw->a, "%s/covers/", pw->api), &l,
-		    more);
+	if (!common(pw, &a->f, &a->l))
+		return false;
+	if ((v = web_arg(pw->rq, "series")) && *v && !id_of(v, &a->f.id))
+		return bad(&a->l, "series", "Select a valid choice.");
+	a->f.msgid = msgid_arg(pw, "msgid");
+	return true;
 }
 
-/* patches/ID/comments/ and covers/ID/comments/. */
-static void
-comments(struct pw *pw, struct web_resp *rs, bool cover, const char *id)
+static enum err
+covers_read(struct pw *pw, struct ask *a)
 {
-	struct store_pw_mail *m = NULL;
+	a->f.with_cover = true;
+	return series_read(pw, a);
+}
+
+static enum err
+cover_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
+{
+	return webpw_cover(pw, j, &a->s[i], a->one);
+}
+
+/* covers/ID/comments/: the replies to the whole series. */
+static enum err
+cover_comments_read(struct pw *pw, struct ask *a)
+{
 	struct store_pw_series s;
-	struct store_pw_patch p;
-	struct store_pw_filter f;
-	const char *page = "", *project = NULL;
-	struct list l;
-	struct json j;
-	int64_t n64;
-	size_t n = 0, i;
-	bool more = false;
-	enum err e;
+	enum err e = webpw_get_series(pw, 0, a->parent, &s);
 
-	memset(&f, 0, sizeof(f));
-	memset(&l, 0, sizeof(l));
-	if (!id_of(id, &n64)) {
-		not_found(rs);
-		return;
-	}
-	if (!paging(pw->rq, &l, &f)) {
-		webpw_error(rs, 404, "Invalid page.");
-		return;
-	}
-	if (cover) {
-		e = webpw_get_series(pw, 0, n64, &s);
-		if (e == ERR_OK) {
-			page =
-			    webpw_page(pw, "cover", s.project, s.cover_msgid);
-			e = store_pw_comments(
-			    pw->st, pw->a, s.id, 0, &f, &m, &n, &more);
-		}
-	} else {
-		e = webpw_get_patch(pw, n64, &p);
-		if (e == ERR_OK) {
-			page = webpw_page(pw, "patch", p.project, p.msgid);
-			project = p.project;
-			e = store_pw_comments(pw->st, pw->a, p.series_id, p.id,
-			    &f, &m, &n, &more);
-		}
-	}
-	if (e == ERR_NOTFOUND) {
-		not_found(rs);
-		return;
-	}
-	json_init(&j, &rs->body, false);
-	json_arr_begin(&j);
-	for (i = 0; i < n && e == ERR_OK; i++)
-		e = webpw_comment(pw, &j, &m[i], page, project);
-	json_arr_end(&j);
-	if (e != ERR_OK) {
-		unreadable(rs);
-		return;
-	}
-	done(rs);
-	links(pw, rs,
-	    arena_printf(pw->a, "%s/%s/%" PRId64 "/comments/", pw->api,
-	        cover ? "covers" : "patches", n64),
-	    &l, more);
+	if (e != ERR_OK)
+		return e;
+	a->page = webpw_page(pw, "cover", s.project, s.cover_msgid);
+	return store_pw_comments(
+	    pw->st, pw->a, s.id, 0, &a->f, &a->m, &a->n, &a->more);
 }
 
-/* patches/ID/checks/[CHECK/]. */
-static void
-checks(struct pw *pw, struct web_resp *rs, const char *id, const char *check)
+static enum err
+patch_comments_read(struct pw *pw, struct ask *a)
 {
-	struct store_check *k = NULL;
 	struct store_pw_patch p;
-	struct store_pw_filter f;
+	enum err e = webpw_get_patch(pw, a->parent, &p);
+
+	if (e != ERR_OK)
+		return e;
+	a->page = webpw_page(pw, "patch", p.project, p.msgid);
+	a->project = p.project;
+	return store_pw_comments(
+	    pw->st, pw->a, p.series_id, p.id, &a->f, &a->m, &a->n, &a->more);
+}
+
+static enum err
+comment_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
+{
+	return webpw_comment(pw, j, &a->m[i], a->page, a->project);
+}
+
+static bool
+checks_filter(struct pw *pw, struct ask *a)
+{
 	const char *v;
-	struct list l;
+
+	if (!paging(pw->rq, &a->l, &a->f) || !when(pw->rq, &a->f, &a->l))
+		return false;
+	ordering(pw->rq, &a->f);
+	if ((v = web_arg(pw->rq, "state")) && *v)
+		a->f.state = v;
+	if ((v = web_arg(pw->rq, "context")) && *v)
+		a->f.context = v;
+	return true;
+}
+
+/* patches/ID/checks/: the patch's and its whole series'. */
+static enum err
+checks_read(struct pw *pw, struct ask *a)
+{
+	struct store_pw_patch p;
+	enum err e = webpw_get_patch(pw, a->parent, &p);
+
+	if (e != ERR_OK)
+		return e;
+	return store_pw_checks(
+	    pw->st, pw->a, p.id, p.series_id, &a->f, &a->k, &a->n, &a->more);
+}
+
+static enum err
+check_write(struct pw *pw, struct json *j, struct ask *a, size_t i)
+{
+	/* A check of the whole series, shown with this patch. */
+	a->k[i].patch_id = a->parent;
+	webpw_check(pw, j, &a->k[i], false);
+	return ERR_OK;
+}
+
+static const struct coll colls[] = {
+	{ NULL, "projects", project_key, page_only, projects_read,
+	    project_write },
+	{ NULL, "people", row_key, people_filter, people_read, person_write },
+	{ NULL, "users", user_key, page_only, users_read, user_write },
+	{ NULL, "series", row_key, series_filter, series_read, series_write },
+	{ NULL, "patches", row_key, patches_filter, patches_read, patch_write },
+	{ NULL, "covers", cover_key, covers_filter, covers_read, cover_write },
+	{ "covers", "comments", NULL, page_only, cover_comments_read,
+	    comment_write },
+	{ "patches", "comments", NULL, page_only, patch_comments_read,
+	    comment_write },
+	{ "patches", "checks", row_key, checks_filter, checks_read,
+	    check_write },
+};
+
+static const struct coll *
+coll_of(const char *parent, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(colls) / sizeof(colls[0]); i++)
+		if (strcmp(colls[i].name, name) == 0 &&
+		    (parent ? colls[i].parent &&
+		                strcmp(colls[i].parent, parent) == 0
+		            : colls[i].parent == NULL))
+			return &colls[i];
+	return NULL;
+}
+
+/* GET of collection c (below object parent, when it is nested): the
+ * object id, or without one a page of the list. */
+static void
+answer(struct pw *pw, struct web_resp *rs, const struct coll *c,
+    const char *parent, const char *id)
+{
+	const char *url;
 	struct json j;
-	int64_t pid;
-	size_t n = 0, i;
-	bool more = false;
+	struct ask a;
+	size_t i;
 	enum err e;
 
-	memset(&f, 0, sizeof(f));
-	memset(&l, 0, sizeof(l));
-	if (!id_of(id, &pid) || (check && !id_of(check, &f.id))) {
+	memset(&a, 0, sizeof(a));
+	a.one = id != NULL;
+	if ((parent && !id_of(parent, &a.parent)) ||
+	    (id && (c->key == NULL || !c->key(pw, id, &a)))) {
 		not_found(rs);
 		return;
 	}
-	if (!check) {
-		if (!paging(pw->rq, &l, &f)) {
-			webpw_error(rs, 404, "Invalid page.");
-			return;
-		}
-		if (!when(pw->rq, &f, &l)) {
-			refused(rs, &l);
-			return;
-		}
-		ordering(pw->rq, &f);
-		if ((v = web_arg(pw->rq, "state")) && *v)
-			f.state = v;
-		if ((v = web_arg(pw->rq, "context")) && *v)
-			f.context = v;
+	if (!id && !c->filter(pw, &a)) {
+		refused(rs, &a.l);
+		return;
 	}
-	if ((e = webpw_get_patch(pw, pid, &p)) == ERR_OK)
-		e = store_pw_checks(
-		    pw->st, pw->a, p.id, p.series_id, &f, &k, &n, &more);
-	if (e == ERR_NOTFOUND || (e == ERR_OK && check && n == 0)) {
+	e = c->read(pw, &a);
+	if (e == ERR_NOTFOUND || (e == ERR_OK && id && a.n == 0)) {
 		not_found(rs);
 		return;
 	}
+	json_init(&j, &rs->body, false);
+	if (!id)
+		json_arr_begin(&j);
+	for (i = 0; i < a.n && e == ERR_OK; i++)
+		e = c->write(pw, &j, &a, i);
+	if (!id)
+		json_arr_end(&j);
 	if (e != ERR_OK) {
 		unreadable(rs);
 		return;
 	}
-	json_init(&j, &rs->body, false);
-	if (!check)
-		json_arr_begin(&j);
-	for (i = 0; i < n; i++) {
-		/* A check of the whole series, shown with this patch. */
-		k[i].patch_id = pid;
-		webpw_check(pw, &j, &k[i], false);
-	}
-	if (!check)
-		json_arr_end(&j);
 	done(rs);
-	if (!check)
-		links(pw, rs,
-		    arena_printf(
-		        pw->a, "%s/patches/%" PRId64 "/checks/", pw->api, pid),
-		    &l, more);
+	if (id)
+		return;
+	url = parent ? arena_printf(pw->a, "%s/%s/%" PRId64 "/%s/", pw->api,
+	                   c->parent, a.parent, c->name)
+	             : arena_printf(pw->a, "%s/%s/", pw->api, c->name);
+	webpw_links(pw, rs, url, a.l.page, a.l.per_page, a.more);
 }
 
 static void
@@ -905,8 +883,8 @@ webpw_get(struct web *w, struct store *st, const struct web_req *rq,
 	struct arena *a = arena_new();
 	const char *seg[5] = { NULL };
 	size_t n = segments(a, rest, seg);
+	const struct coll *c;
 	struct pw pw;
-	bool two = n == 2, one = n == 1;
 
 	if (!webpw_init(&pw, w, st, rq, a))
 		unreadable(rs);
@@ -914,28 +892,14 @@ webpw_get(struct web *w, struct store *st, const struct web_req *rq,
 		index_of(&pw, rs);
 	else if (n > 4)
 		not_found(rs);
-	else if ((one || two) && strcmp(seg[0], "projects") == 0)
-		projects(&pw, rs, seg[1]);
-	else if ((one || two) && strcmp(seg[0], "people") == 0)
-		people(&pw, rs, seg[1]);
-	else if ((one || two) && strcmp(seg[0], "users") == 0)
-		users(&pw, rs, seg[1]);
-	else if ((one || two) && strcmp(seg[0], "series") == 0)
-		series(&pw, rs, seg[1]);
-	else if ((one || two) && strcmp(seg[0], "patches") == 0)
-		patches(&pw, rs, seg[1]);
-	else if ((one || two) && strcmp(seg[0], "covers") == 0)
-		covers(&pw, rs, seg[1]);
-	else if ((one || two) && strcmp(seg[0], "bundles") == 0)
+	else if (n <= 2 && (c = coll_of(NULL, seg[0])) != NULL)
+		answer(&pw, rs, c, NULL, seg[1]);
+	else if (n <= 2 && strcmp(seg[0], "bundles") == 0)
 		bundles(&pw, rs, seg[1]);
-	else if (one && strcmp(seg[0], "events") == 0)
+	else if (n == 1 && strcmp(seg[0], "events") == 0)
 		webpw_events(&pw, rs);
-	else if (n == 3 && strcmp(seg[2], "comments") == 0 &&
-	    (strcmp(seg[0], "patches") == 0 || strcmp(seg[0], "covers") == 0))
-		comments(&pw, rs, strcmp(seg[0], "covers") == 0, seg[1]);
-	else if (n >= 3 && strcmp(seg[0], "patches") == 0 &&
-	    strcmp(seg[2], "checks") == 0)
-		checks(&pw, rs, seg[1], seg[3]);
+	else if (n >= 3 && (c = coll_of(seg[0], seg[2])) != NULL)
+		answer(&pw, rs, c, seg[1], seg[3]);
 	else
 		not_found(rs);
 	arena_free(a);

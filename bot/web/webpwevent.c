@@ -243,23 +243,16 @@ webpw_events(struct pw *pw, struct web_resp *rs)
 	struct store_pw_event *ev = NULL;
 	struct store_pw_filter f;
 	const char *v, *field = NULL;
-	size_t n = 0, i, page = 1, per_page = 30;
+	size_t n = 0, i, page, per_page;
 	int64_t num;
 	bool more = false;
 	enum err x = ERR_OK;
 
 	memset(&f, 0, sizeof(f));
-	if ((v = web_arg(rq, "per_page")) && web_id(v, strlen(v), &num))
-		per_page = num > 250 ? 250 : (size_t)num;
-	if ((v = web_arg(rq, "page")) && *v &&
-	    (!web_id(v, strlen(v), &num) || num > 1000000000)) {
+	if (!webpw_paging(rq, &page, &per_page, &f)) {
 		webpw_error(rs, 404, "Invalid page.");
 		return;
 	}
-	if (v && *v)
-		page = (size_t)num;
-	f.limit = per_page;
-	f.offset = (page - 1) * per_page;
 	if ((v = web_arg(rq, "order")) && strcmp(v, "date") == 0)
 		f.order = "date";
 	if ((v = web_arg(rq, "category")) && *v) {

@@ -334,22 +334,30 @@ webpw_nusers(const struct pw *pw)
 }
 
 void
-webpw_user(struct pw *pw, struct json *j, size_t id)
+webpw_user_names(
+    const struct pw *pw, size_t id, const char **name, const char **email)
 {
 	const struct config *c = pw->w->conf;
+
+	if (id <= c->nmaintainers) {
+		*name = c->maintainers[id - 1].name;
+		*email = c->maintainers[id - 1].email;
+	} else {
+		*name = c->cis[id - c->nmaintainers - 1].name;
+		*email = c->cis[id - c->nmaintainers - 1].email;
+	}
+}
+
+void
+webpw_user(struct pw *pw, struct json *j, size_t id)
+{
 	const char *name, *email;
 
 	if (id == 0 || id > webpw_nusers(pw)) {
 		json_null(j);
 		return;
 	}
-	if (id <= c->nmaintainers) {
-		name = c->maintainers[id - 1].name;
-		email = c->maintainers[id - 1].email;
-	} else {
-		name = c->cis[id - c->nmaintainers - 1].name;
-		email = c->cis[id - c->nmaintainers - 1].email;
-	}
+	webpw_user_names(pw, id, &name, &email);
 	json_obj_begin(j);
 	key_int(j, "id", (int64_t)id);
 	key_url(pw, j, "url", "users", (int64_t)id, "");
@@ -778,39 +786,53 @@ webpw_comment(struct pw *pw, struct json *j, const struct store_pw_mail *c,
 }
 
 enum err
-webpw_get_patch(struct pw *pw, int64_t id, struct store_pw_patch *p)
+webpw_first_patch(
+    struct pw *pw, const struct store_pw_filter *f, struct store_pw_patch *p)
 {
 	struct store_pw_patch *v = NULL;
-	struct store_pw_filter f;
 	size_t n = 0;
-	enum err e;
+	enum err e = store_pw_patches(pw->st, pw->a, f, &v, &n, NULL);
+
+	if (e == ERR_OK && n == 0)
+		e = ERR_NOTFOUND;
+	if (e == ERR_OK)
+		*p = v[0];
+	return e;
+}
+
+enum err
+webpw_first_series(
+    struct pw *pw, const struct store_pw_filter *f, struct store_pw_series *s)
+{
+	struct store_pw_series *v = NULL;
+	size_t n = 0;
+	enum err e = store_pw_series(pw->st, pw->a, f, &v, &n, NULL);
+
+	if (e == ERR_OK && n == 0)
+		e = ERR_NOTFOUND;
+	if (e == ERR_OK)
+		*s = v[0];
+	return e;
+}
+
+enum err
+webpw_get_patch(struct pw *pw, int64_t id, struct store_pw_patch *p)
+{
+	struct store_pw_filter f;
 
 	memset(&f, 0, sizeof(f));
 	f.id = id;
-	if ((e = store_pw_patches(pw->st, pw->a, &f, &v, &n, NULL)) != ERR_OK)
-		return e;
-	if (n == 0)
-		return ERR_NOTFOUND;
-	*p = v[0];
-	return ERR_OK;
+	return webpw_first_patch(pw, &f, p);
 }
 
 enum err
 webpw_get_series(
     struct pw *pw, int64_t id, int64_t cover, struct store_pw_series *s)
 {
-	struct store_pw_series *v = NULL;
 	struct store_pw_filter f;
-	size_t n = 0;
-	enum err e;
 
 	memset(&f, 0, sizeof(f));
 	f.id = id;
 	f.cover = cover;
-	if ((e = store_pw_series(pw->st, pw->a, &f, &v, &n, NULL)) != ERR_OK)
-		return e;
-	if (n == 0)
-		return ERR_NOTFOUND;
-	*s = v[0];
-	return ERR_OK;
+	return webpw_first_series(pw, &f, s);
 }
