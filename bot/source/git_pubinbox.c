@@ -283,7 +283,10 @@ gp_wrong_type(const struct git_pubinbox *p, const git_oid *oid,
 /*
  * Whether object oid can be read with nothing larger than max inflated:
  * ERR_OK with its type and size; ERR_LIMIT when it, or what its delta
- * chain holds, is larger, with its own size in *n.
+ * chain holds, is larger, with its own size in *n.  When a pack here
+ * holds it and its chain fits, that is all there is to know before
+ * reading it: *type is GIT_OBJECT_ANY and *n 0, and the read tells
+ * both (libgit2's header read inflates the start of a delta again).
  */
 static enum err
 gp_fits(struct git_pubinbox *p, const git_oid *oid, size_t max,
@@ -295,6 +298,11 @@ gp_fits(struct git_pubinbox *p, const git_oid *oid, size_t max,
 
 	if (e != ERR_OK && e != ERR_NOTFOUND)
 		return e;
+	if (e == ERR_OK && most <= max) {
+		*type = GIT_OBJECT_ANY;
+		*n = 0;
+		return ERR_OK;
+	}
 	if ((e = gp_repo(p)) != ERR_OK)
 		return e;
 	/* libgit2 reads only the headers of the chain for this. */
@@ -323,7 +331,7 @@ gp_meta_fits(struct git_pubinbox *p, const git_oid *oid, git_object_t want,
 		    GP_META_MAX / 1024);
 		return ERR_GIT;
 	}
-	if (e == ERR_OK && type != want)
+	if (e == ERR_OK && type != want && type != GIT_OBJECT_ANY)
 		return gp_wrong_type(p, oid, what, type);
 	return e;
 }
@@ -343,14 +351,22 @@ gp_mail(struct git_pubinbox *p, const git_oid *oid, size_t *n)
 
 	if (e != ERR_OK)
 		return e;
-	if (t != GIT_OBJECT_BLOB)
+	if (t != GIT_OBJECT_BLOB && t != GIT_OBJECT_ANY)
 		return gp_wrong_type(p, oid, "blob", t);
+	if ((e = gp_repo(p)) != ERR_OK)
+		return e;
 	if (git_repository_odb(&odb, p->repo) != 0 ||
 	    git_odb_read(&o, odb, oid) != 0) {
 		git_odb_free(odb);
 		return gp_giterr(p, "blob");
 	}
+	t = git_odb_object_type(o);
 	*n = git_odb_object_size(o);
+	if (t != GIT_OBJECT_BLOB) {
+		git_odb_object_free(o);
+		git_odb_free(odb);
+		return gp_wrong_type(p, oid, "blob", t);
+	}
 	p->mail = xmalloc(*n + 1);
 	memcpy(p->mail, git_odb_object_data(o), *n);
 	p->mail[*n] = '\0';
@@ -450,7 +466,8 @@ gp_read_commit(
 	git_oid id;
 	enum err e;
 
-	if ((e = gp_meta_fits(p, tree, GIT_OBJECT_TREE, "tree")) != ERR_OK)
+	if ((e = gp_meta_fits(p, tree, GIT_OBJECT_TREE, "tree")) != ERR_OK ||
+	    (e = gp_repo(p)) != ERR_OK)
 		return e;
 	if (git_tree_lookup(&t, p->repo, tree) != 0)
 		return gp_giterr(p, GP_HEX(tree));

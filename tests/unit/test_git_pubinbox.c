@@ -500,6 +500,47 @@ test_pubinbox_corrupt_object(void **state)
 	rmtmp(d);
 }
 
+/*
+ * An "m" whose tree entry says blob but whose object is a tree is an
+ * error, not a mail: loose, where libgit2's header tells the type before
+ * the read, and packed, where the read does (the pack's headers said it
+ * fits, and nothing more).
+ */
+static void
+test_pubinbox_m_not_blob(void **state)
+{
+	char *d, path[4200];
+	struct source *s;
+	struct source_mail m;
+	int packed;
+
+	(void)state;
+	if (!have_git())
+		skip();
+	for (packed = 0; packed < 2; packed++) {
+		d = mktmp();
+		snprintf(path, sizeof(path), "%s/0.git", d);
+		run("git init -q --bare '%s' && cd '%s' && "
+		    "b=$(echo hi | git hash-object -w --stdin) && "
+		    "t=$(printf '100644 blob %%s\\tx\\n' $b | git mktree) && "
+		    "m=$(perl -e 'print \"100644 m\\0\", pack(\"H*\", "
+		    "$ARGV[0])' $t | git hash-object -t tree -w --stdin "
+		    "--literally) && "
+		    "c=$(git -c user.name=I -c user.email=i@example.org "
+		    "commit-tree $m -m m) && "
+		    "git update-ref refs/heads/master $c && "
+		    "git symbolic-ref HEAD refs/heads/master",
+		    path, path);
+		if (packed)
+			run("git -C '%s' repack -adq && git -C '%s' prune",
+			    path, path);
+		assert_int_equal(source_open(path, 0, &s), ERR_OK);
+		assert_int_equal(source_next(s, &m), ERR_GIT);
+		source_free(s);
+		rmtmp(d);
+	}
+}
+
 /* Every mail of the inbox at path with limit (read_limited()), and
  * the last skip. */
 static void
@@ -693,6 +734,7 @@ main(void)
 		cmocka_unit_test(test_pubinbox_packed),
 		cmocka_unit_test(test_pubinbox_commit_graph),
 		cmocka_unit_test(test_pubinbox_corrupt_object),
+		cmocka_unit_test(test_pubinbox_m_not_blob),
 		cmocka_unit_test(test_pubinbox_epochs),
 	};
 
