@@ -90,9 +90,9 @@
 
 /* Words of one search (the pages' and the API's q=) asked of the
  * full-text index: each is a phrase whose last token is a prefix, and a
- * one-letter prefix walks the postings of every token it starts.  On
- * 100,000 series a word costs 10 ms that way, the 2,000 a URL holds
- * 20 s of a web thread.  Words past these are left out. */
+ * one-letter prefix walks the postings of every token it starts, so
+ * the 2,000 words a URL holds would keep a web thread for seconds on a
+ * large archive.  Words past these are left out. */
 #define LIMIT_SEARCH_WORDS 8
 
 /* Decoded output of one mail (all text parts together): base64 and

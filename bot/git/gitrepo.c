@@ -380,8 +380,8 @@ gitrepo_path(const struct gitrepo *r)
  * Whether objects/XX/ (XX oid's first byte) exists, so that oid may be
  * a loose object there.  The folders are listed once: a repository we
  * build in or push to holds few loose objects, and every miss through
- * libgit2's loose backend is an access() call (2 us on the bench's VM;
- * the walks of a cold rebuild made 6,400).  A folder made since by
+ * libgit2's loose backend is an access() call (the walks of a cold
+ * rebuild make thousands).  A folder made since by
  * another process is not seen: the object is then taken for missing,
  * and written or sent again, which is harmless.
  */
