@@ -149,6 +149,7 @@ ingest_one(struct cli *c, const char *project, const struct buf *raw)
 	/* Our MTA hands the mail over: its header is believed. */
 	struct trust_road road = { c->conf.auth_authserv_id, true };
 	struct mail_opts o;
+	struct ingest_proof proof;
 	struct mail m;
 	enum ingest_result res;
 	int64_t pid = 0;
@@ -157,11 +158,15 @@ ingest_one(struct cli *c, const char *project, const struct buf *raw)
 	ingest_set_road(in, &road);
 	ingest_mail_opts(in, &o);
 	mail_parse(a, buf_cstr(raw), raw->n, &o, &m);
+	/* Judged before the write lock is taken: its DKIM keys may keep
+	 * DNS waiting for seconds, and other deliveries, the web's check
+	 * POSTs and the daemon write meanwhile. */
+	ingest_prove(in, a, buf_cstr(raw), raw->n, &m, &proof);
 	if ((e = store_begin(c->st)) == ERR_OK) {
 		e = ingest_project(in, project, &m, &pid);
 		if (e == ERR_OK)
 			e = ingest_mail(
-			    in, buf_cstr(raw), raw->n, &m, pid, &res);
+			    in, buf_cstr(raw), raw->n, &m, &proof, pid, &res);
 		if (e == ERR_OK)
 			e = store_commit(c->st);
 		if (e != ERR_OK)

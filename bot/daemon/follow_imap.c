@@ -76,24 +76,54 @@ stored_uid(
 	return (uint32_t)u;
 }
 
+/* The chunk's mail stored so far made durable, with the last UID of it
+ * as the position. */
+static enum err
+chunk_commit(struct chunk *c)
+{
+	char pos[32];
+	enum err e = ERR_OK;
+
+	if (c->last != 0) {
+		snprintf(pos, sizeof(pos), "%lu:%lu",
+		    (unsigned long)c->validity, (unsigned long)c->last);
+		e = store_pos_set(c->d->st, c->key, pos);
+	}
+	if (e == ERR_OK)
+		e = store_commit(c->d->st);
+	if (e != ERR_OK)
+		store_rollback(c->d->st);
+	c->in_tx = false;
+	return e;
+}
+
+/* The transaction of the chunk, begun when it is not. */
+static enum err
+chunk_begin(struct chunk *c)
+{
+	enum err e;
+
+	if (c->in_tx)
+		return ERR_OK;
+	if ((e = store_begin(c->d->st)) == ERR_OK)
+		c->in_tx = true;
+	return e;
+}
+
 static enum err
 store_one(void *arg, uint32_t uid, const char *raw, size_t n)
 {
 	struct chunk *c = arg;
 	struct mail_opts o;
+	struct ingest_proof proof;
 	struct mail m;
 	enum ingest_result res;
 	int64_t pid = 0;
 	enum err e;
 
-	/* The transaction begins once the chunk is in memory: no write
-	 * lock is held while the network is slow. */
-	if (!c->in_tx) {
-		if ((e = store_begin(c->d->st)) != ERR_OK)
-			return e;
-		c->in_tx = true;
-	}
 	if (raw == NULL) {
+		if ((e = chunk_begin(c)) != ERR_OK)
+			return e;
 		/* Too large to store: not cut, left on the server, named
 		 * here (the position moves past it). */
 		log_err("source: %s: UID %lu: the mail is %zu bytes, over the "
@@ -107,9 +137,21 @@ store_one(void *arg, uint32_t uid, const char *raw, size_t n)
 	follow_road(c->d, c->f);
 	ingest_mail_opts(c->d->in, &o);
 	mail_parse(c->a, raw, n, &o, &m);
+	/* The transaction begins once the chunk is in memory, and a mail
+	 * whose proof may wait for DNS is judged outside it: what the
+	 * chunk stored before it is committed first, with its UID.  No
+	 * write lock is held while the network is slow.  (Should the rest
+	 * of the chunk fail, that part stays stored but unmarked, as when
+	 * marking fails.) */
+	if (c->in_tx && ingest_proof_may_wait(c->d->in, &m) &&
+	    (e = chunk_commit(c)) != ERR_OK)
+		return e;
+	ingest_prove(c->d->in, c->a, raw, n, &m, &proof);
+	if ((e = chunk_begin(c)) != ERR_OK)
+		return e;
 	e = ingest_project(c->d->in, c->f->cs->project, &m, &pid);
 	if (e == ERR_OK)
-		e = ingest_mail(c->d->in, raw, n, &m, pid, &res);
+		e = ingest_mail(c->d->in, raw, n, &m, &proof, pid, &res);
 	if (e == ERR_OK) {
 		c->last = uid;
 		c->stored++;
@@ -122,19 +164,13 @@ static enum err
 do_chunk(struct chunk *c, struct imap *im, const uint32_t *uids, size_t n,
     char *err, size_t errn)
 {
-	char pos[32];
 	enum err e;
 
 	c->last = 0;
 	c->in_tx = false;
 	e = imap_fetch(im, uids, n, LIMIT_MAIL_STORE, store_one, c, err, errn);
-	if (e == ERR_OK && c->last != 0) {
-		snprintf(pos, sizeof(pos), "%lu:%lu",
-		    (unsigned long)c->validity, (unsigned long)c->last);
-		e = store_pos_set(c->d->st, c->key, pos);
-	}
 	if (c->in_tx && e == ERR_OK)
-		e = store_commit(c->d->st);
+		e = chunk_commit(c);
 	else if (c->in_tx)
 		store_rollback(c->d->st);
 	c->in_tx = false;

@@ -314,12 +314,16 @@ reply_item(struct page *pg, struct template_data *series, size_t place)
 	const struct webmail *m = mail_at(pg, p->msg);
 	struct template_data *r =
 	    template_data_add(template_data_add(series, "items"), "reply");
+	bool ours;
 
 	mail_head(pg, r, sm);
 	template_data_setf(r, "depth", "%d",
 	    p->depth < WEB_MAX_DEPTH ? p->depth : WEB_MAX_DEPTH);
 	template_data_set(r, "subject", sm->subject);
-	template_data_set(r, "bot", sm->kind == MAIL_BOT ? "1" : NULL);
+	ours = webview_bots_own(pg->w->conf, sm->kind, sm->from_email);
+	template_data_set(r, "bot", ours ? "1" : NULL);
+	template_data_set(
+	    r, "automated", sm->kind == MAIL_BOT && !ours ? "1" : NULL);
 	/* A mail over a limit is stored, not parsed (DESIGN.md §4). */
 	template_data_set(
 	    r, "unread", m && !(m->m.flags & MAIL_F_OVERLIMIT) ? NULL : "1");
@@ -814,11 +818,12 @@ timeline(struct page *pg, struct template_data *d)
 		e[n].id = c->events[i].id;
 		e[n++].index = i;
 	}
-	/* The mails that answer: the postings are the posted events. */
+	/* The mails that answer: the postings are the posted events, and
+	 * the bot's own mails are its events. */
 	for (i = 0; i < pg->nplaces; i++) {
 		const struct store_msg *sm = &pg->msgs[pg->places[i].msg];
 
-		if (sm->kind == MAIL_BOT)
+		if (webview_bots_own(pg->w->conf, sm->kind, sm->from_email))
 			continue;
 		e[n].time = sm->date;
 		e[n].what = WEBVIEW_MAIL;

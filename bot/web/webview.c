@@ -11,6 +11,7 @@
 
 #include "bot/workflow/show.h"
 #include "bot/workflow/trust.h"
+#include "parsers/addr.h"
 #include "util/ascii.h"
 #include "util/xalloc.h"
 
@@ -305,4 +306,12 @@ void
 webview_timeline_sort(struct webview_entry *e, size_t n)
 {
 	qsort(e, n, sizeof(*e), cmp_entry);
+}
+
+bool
+webview_bots_own(
+    const struct config *conf, enum mail_kind kind, const char *from_email)
+{
+	return kind == MAIL_BOT && conf && conf->bot_address && from_email &&
+	    addr_same(from_email, conf->bot_address);
 }

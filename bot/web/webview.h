@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "parsers/config.h"
+#include "parsers/mail.h"
 #include "storage/store_read.h"
 
 /* ---- trailers ---- */
@@ -54,6 +55,17 @@ void webview_review_counts(
     const struct view_patch *p, int counts[WEBVIEW_NREVIEWS]);
 
 /* ---- the discussion ---- */
+
+/*
+ * Is a mail of kind `kind` from from_email the bot's own: automated
+ * (MAIL_BOT) and From the configured [bot] address?  Only that is
+ * labelled "(patchyard)" and left out of the timeline (its events are
+ * there).  Auto-Submitted and X-Patchyard-Event are headers anyone can
+ * write: other automated mail (a CI, a vacation reply) is shown as
+ * automated, under its sender, and stays in the timeline.
+ */
+bool webview_bots_own(
+    const struct config *conf, enum mail_kind kind, const char *from_email);
 
 /* One mail of a contribution, for ordering its thread. */
 struct webview_msg {

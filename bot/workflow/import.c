@@ -53,7 +53,12 @@ struct item {
 	struct raw r;
 	struct arena *a;
 	struct mail m;
+	struct ingest_proof proof; /* in a, when proven */
 	bool parsed; /* claimed items only: done, not being parsed */
+	bool proven; /* parsed items only: proof holds the verdict */
+	/* Claimed, not parsed: the reader waits for its proof (a DKIM key
+	 * from DNS), and the writer must not wait in a transaction. */
+	bool waits;
 };
 
 /*
@@ -89,6 +94,7 @@ struct queue {
 	bool src_done; /* the source is at its end (or failed: src_err) */
 	enum err src_err;
 	struct mail_opts opts;
+	const struct ingest *in; /* for ingest_prove(), on the reader */
 	double frac; /* the source's progress (the reader's to ask) */
 	double reader_cpu; /* seconds of CPU of the reading thread */
 	double reader_idle, writer_idle; /* seconds each waited for the other */
@@ -198,20 +204,39 @@ read_one(struct queue *q, struct item *it)
 
 /*
  * With q->mu held and a raw item in the ring: parse the oldest, the lock
- * let go meanwhile.  The writer is woken when it is its next mail.
+ * let go meanwhile.  The writer is woken when it is its next mail.  The
+ * reader also judges it (ingest_prove()), outside any transaction; the
+ * writer, which may hold one, leaves that to write_one().  A proof that
+ * may wait for DNS is announced first (it->waits): the writer, should
+ * it wait for this mail, commits its batch before.
  */
 static void
-parse_oldest(struct queue *q)
+parse_oldest(struct queue *q, bool prove)
 {
 	size_t i = (q->head + q->claimed++) % QUEUE_LEN;
 	struct item *it = &q->items[i];
 	struct mail_opts o = q->opts;
 
 	it->parsed = false;
+	it->proven = false;
+	it->waits = false;
 	pthread_mutex_unlock(&q->mu);
 	arena_reset(it->a);
 	mail_parse(it->a, it->r.raw, it->r.n, &o, &it->m);
+	if (prove && ingest_proof_may_wait(q->in, &it->m)) {
+		pthread_mutex_lock(&q->mu);
+		it->waits = true;
+		if (i == q->head)
+			pthread_cond_signal(&q->not_empty);
+		pthread_mutex_unlock(&q->mu);
+	}
+	if (prove) {
+		ingest_prove(
+		    q->in, it->a, it->r.raw, it->r.n, &it->m, &it->proof);
+		it->proven = true;
+	}
 	pthread_mutex_lock(&q->mu);
+	it->waits = false;
 	it->parsed = true;
 	if (i == q->head)
 		pthread_cond_signal(&q->not_empty);
@@ -247,7 +272,7 @@ reader(void *arg)
 				pthread_cond_signal(&q->not_empty);
 			}
 		} else if (q->count > q->claimed) {
-			parse_oldest(q);
+			parse_oldest(q, true);
 		} else if (q->read_done) {
 			break;
 		} else if (pre_room(q)) {
@@ -316,13 +341,26 @@ write_one(struct writer *w, struct item *it)
 	int64_t project = w->project;
 	enum err e;
 
+	/* A mail the writer parsed itself is judged here, outside the
+	 * transaction when that may wait for DNS: the batch so far is
+	 * committed first, with its position.  A commit costs less than
+	 * the lookup it makes room for. */
+	if (!it->proven) {
+		if (w->in_tx && ingest_proof_may_wait(w->in, &it->m) &&
+		    (e = commit_batch(w)) != ERR_OK)
+			return e;
+		ingest_prove(
+		    w->in, it->a, it->r.raw, it->r.n, &it->m, &it->proof);
+		it->proven = true;
+	}
 	if (w->in_tx == 0 && (e = store_begin(w->st)) != ERR_OK)
 		return e;
 	w->in_tx++;
 	if (!w->o->project &&
 	    (e = ingest_project(w->in, NULL, &it->m, &project)) != ERR_OK)
 		return e;
-	e = ingest_mail(w->in, it->r.raw, it->r.n, &it->m, project, &res);
+	e = ingest_mail(
+	    w->in, it->r.raw, it->r.n, &it->m, &it->proof, project, &res);
 	if (e != ERR_OK)
 		return e;
 	memcpy(w->last_pos, it->r.pos, sizeof(w->last_pos));
@@ -345,8 +383,16 @@ drain(struct queue *q, struct writer *w)
 		struct item *it = &q->items[q->head];
 
 		if (q->claimed == 0 || !it->parsed) {
-			if (q->count > q->claimed) {
-				parse_oldest(q);
+			if (q->claimed > 0 && it->waits && w->in_tx) {
+				/* Its mail waits for DNS: no write lock
+				 * is held meanwhile. */
+				pthread_mutex_unlock(&q->mu);
+				e = commit_batch(w);
+				pthread_mutex_lock(&q->mu);
+				if (e != ERR_OK)
+					break;
+			} else if (q->count > q->claimed) {
+				parse_oldest(q, false);
 				w->parsed++;
 			} else if (q->count == 0 && q->read_done) {
 				break;
@@ -455,6 +501,7 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	    (e = ingest_project(in, o->project, NULL, &w.project)) != ERR_OK)
 		return e;
 	ingest_mail_opts(in, &q.opts);
+	q.in = in;
 	for (i = 0; i < QUEUE_LEN; i++)
 		q.items[i].a = arena_new();
 	pthread_mutex_init(&q.mu, NULL);

@@ -49,7 +49,7 @@ struct ingest {
 	struct notify *nt; /* made when the first mail is to go */
 	struct trust *trust;
 	struct trust_road road;
-	/* How the mail being ingested authenticated (trust_judge). */
+	/* How the mail being ingested authenticated (its proof). */
 	const char *auth, *auth_note;
 };
 
@@ -1478,26 +1478,39 @@ store_and_place(struct ingest *in, const char *raw, size_t n,
 }
 
 /*
- * How the new mail authenticates, when it could matter (docs/DESIGN.md §5):
- * a reply that may command or give a trailer, a patch that may take
- * another's place.  The rest is not looked at: a signature check may
- * cost a DNS lookup.
+ * Does the verdict on m matter (docs/DESIGN.md §5): a reply that may
+ * command or give a trailer, a patch that may take another's place?  The
+ * rest is not looked at: a signature check may cost a DNS lookup.
  */
-static void
-judge(struct ingest *in, const char *raw, size_t n, const struct mail *m)
+static bool
+wants_proof(const struct mail *m)
 {
-	in->auth = in->auth_note = NULL;
 	if (m->flags & MAIL_F_OVERLIMIT)
-		return;
-	if (m->kind == MAIL_PATCH ||
-	    (m->kind == MAIL_REPLY && (m->ncommands || m->ntrailers)))
-		trust_judge(in->trust, in->a, &in->road, m, raw, n, &in->auth,
-		    &in->auth_note);
+		return false;
+	return m->kind == MAIL_PATCH ||
+	    (m->kind == MAIL_REPLY && (m->ncommands || m->ntrailers));
+}
+
+void
+ingest_prove(const struct ingest *in, struct arena *a, const char *raw,
+    size_t n, const struct mail *m, struct ingest_proof *p)
+{
+	p->auth = p->note = NULL;
+	if (wants_proof(m))
+		trust_judge(
+		    in->trust, a, &in->road, m, raw, n, &p->auth, &p->note);
+}
+
+bool
+ingest_proof_may_wait(const struct ingest *in, const struct mail *m)
+{
+	return wants_proof(m) && trust_may_wait(in->trust, &in->road, m);
 }
 
 enum err
 ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
-    int64_t project_id, enum ingest_result *res)
+    const struct ingest_proof *proof, int64_t project_id,
+    enum ingest_result *res)
 {
 	struct store_msg old;
 	int64_t id;
@@ -1530,7 +1543,8 @@ ingest_mail(struct ingest *in, const char *raw, size_t n, const struct mail *m,
 	*res = INGEST_STORED;
 	in->stats.stored++;
 	count_kind(in, m);
-	judge(in, raw, n, m);
+	in->auth = proof->auth;
+	in->auth_note = proof->note;
 	if (m->flags & (MAIL_F_OVERLIMIT | MAIL_F_BROKEN | MAIL_F_CHARSET)) {
 		char q[128];
 

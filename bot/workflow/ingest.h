@@ -9,6 +9,7 @@
 #ifndef BOT_INGEST_H
 #define BOT_INGEST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -60,8 +61,37 @@ void ingest_mail_opts(const struct ingest *in, struct mail_opts *o);
 enum err ingest_project(struct ingest *in, const char *name,
     const struct mail *m, int64_t *project_id);
 
-/* Store and thread one mail.  The caller holds a transaction. */
+/*
+ * How a mail authenticates (docs/DESIGN.md §5), judged before the
+ * transaction that stores it: a DKIM key is looked up in DNS, up to
+ * seconds a signature, and no write lock may be held meanwhile (other
+ * writers give up after the busy timeout).
+ */
+struct ingest_proof {
+	const char *auth; /* trust_judge()'s proof; NULL: none */
+	const char *note; /* why not */
+};
+
+/*
+ * Judge mail m (raw[0..n)) by the road set, into *p, its strings in a,
+ * which must outlive ingest_mail() of the mail.  Only what the verdict
+ * could matter for is looked at (a reply that may command or give a
+ * trailer, a patch that may take another's place); the rest gets no
+ * proof.  Call it with no transaction open.  It reads only the road and
+ * the configuration: an import's reading thread calls it while the
+ * writing one ingests.
+ */
+void ingest_prove(const struct ingest *in, struct arena *a, const char *raw,
+    size_t n, const struct mail *m, struct ingest_proof *p);
+
+/* Whether ingest_prove() may wait for m (trust_may_wait()): a caller
+ * that holds a transaction commits it first. */
+bool ingest_proof_may_wait(const struct ingest *in, const struct mail *m);
+
+/* Store and thread one mail, with its proof (ingest_prove(), outside the
+ * transaction).  The caller holds a transaction. */
 enum err ingest_mail(struct ingest *in, const char *raw, size_t n,
-    const struct mail *m, int64_t project_id, enum ingest_result *res);
+    const struct mail *m, const struct ingest_proof *proof, int64_t project_id,
+    enum ingest_result *res);
 
 #endif

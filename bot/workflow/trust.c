@@ -1,6 +1,7 @@
 #include "bot/workflow/trust.h"
 
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,10 @@
 
 struct trust {
 	const struct config *conf;
+	/* An import judges on its reading thread and its writing one: the
+	 * verifier (its key cache, its library handle, which trim_cache()
+	 * may replace) is one thread's at a time. */
+	pthread_mutex_t mu;
 	struct dkimv *dkim; /* made at the first signed mail */
 };
 
@@ -24,6 +29,7 @@ trust_new(const struct config *conf)
 	struct trust *t = xcalloc(1, sizeof(*t));
 
 	t->conf = conf;
+	pthread_mutex_init(&t->mu, NULL);
 	return t;
 }
 
@@ -33,6 +39,7 @@ trust_free(struct trust *t)
 	if (t == NULL)
 		return;
 	dkimv_free(t->dkim);
+	pthread_mutex_destroy(&t->mu);
 	free(t);
 }
 
@@ -67,12 +74,16 @@ by_dkim(struct trust *t, struct arena *a, const struct mail *m, const char *raw,
 {
 	const char **d = NULL, *from = addr_domain(m->from.email);
 	size_t i;
+	bool ok;
 
+	pthread_mutex_lock(&t->mu);
 	if (t->dkim == NULL)
 		t->dkim = dkimv_new(
 		    t->conf ? t->conf->auth_dkim_keys : NULL, DKIM_TIMEOUT);
-	if (t->dkim == NULL ||
-	    dkimv_verify(t->dkim, a, raw, n, &d, why) != ERR_OK) {
+	ok = t->dkim != NULL &&
+	    dkimv_verify(t->dkim, a, raw, n, &d, why) == ERR_OK;
+	pthread_mutex_unlock(&t->mu);
+	if (!ok) {
 		*why = "DKIM could not be checked";
 		return NULL;
 	}
@@ -156,6 +167,15 @@ trust_judge(struct trust *t, struct arena *a, const struct trust_road *road,
 		    ? "no DKIM or developer signature"
 		    : "no DKIM or developer signature, and this road names "
 		      "no relay";
+}
+
+bool
+trust_may_wait(
+    const struct trust *t, const struct trust_road *road, const struct mail *m)
+{
+	if (t->conf && t->conf->auth_require == CONF_AUTH_NONE)
+		return false;
+	return road->verify && has_header(&m->hdr, "DKIM-Signature");
 }
 
 /* Is the address (n bytes at a) equal to the string s, ignoring case? */

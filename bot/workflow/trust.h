@@ -40,11 +40,23 @@ void trust_free(struct trust *t);
  * "patatt i=<address>", "relay <authserv-id>" or "none required"
  * (auth.require = none), in the arena; NULL when it does not, with
  * *note saying why.  A mail with two From, Sender, Date or Subject
- * headers never authenticates.
+ * headers never authenticates.  A DKIM key is looked up in DNS, seconds
+ * a signature when it does not answer: call it with no transaction
+ * open (trust_may_wait()).  Two threads may judge at once, each with
+ * its own arena.
  */
 void trust_judge(struct trust *t, struct arena *a,
     const struct trust_road *road, const struct mail *m, const char *raw,
     size_t n, const char **proof, const char **note);
+
+/*
+ * May trust_judge() wait for m: does it look up a DKIM key (in DNS, or
+ * in auth.dkim-keys, which stands for DNS)?  false only when it surely
+ * does not; the rest of the judgement (relay headers, developer
+ * signatures against the keyring) is local and quick.
+ */
+bool trust_may_wait(
+    const struct trust *t, const struct trust_road *road, const struct mail *m);
 
 /* Two addresses of one person: the same ignoring case, or joined by the
  * config's [mailmap] alias lines.  The one test of identity: every

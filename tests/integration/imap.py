@@ -217,6 +217,7 @@ def scenario(tmp):
     check('large mails: the one over 64 MB is not stored', 'b3-1@example.org' not in got, sorted(got))
     check('large mails: and is named by its UID', 'UID 3: the mail is %d bytes, over the %d bytes a mail may '
           'have: not stored' % (len(bigs['b3']), 64 << 20) in err, err[-500:])
+    key_pending(tmp, d, imaps, pw)
     d.stop()
 
     # A server that accepts and never says a word: SIGTERM still ends run
@@ -269,6 +270,65 @@ def scenario(tmp):
     check('without IDLE the mailbox is polled', got == 5 and 'connected, UIDVALIDITY' in log
           and ', IDLE' not in log, log[-500:])
     n.stop()
+
+
+def patch(tag, sig=''):
+    return (sig + 'From: Ann <ann@example.org>\r\nTo: demo@lists.example.org\r\n'
+            'Subject: [PATCH] f: %s\r\nMessage-ID: <%s@example.org>\r\n'
+            'Date: Thu, 03 Dec 2026 10:00:00 +0000\r\n\r\nChange f.\r\n\r\n'
+            'Signed-off-by: Ann <ann@example.org>\r\n---\r\ndiff --git a/f b/f\r\n'
+            '--- a/f\r\n+++ b/f\r\n@@ -1 +1 @@\r\n-%s\r\n+%s!\r\n' % (tag, tag, tag, tag)).encode()
+
+
+def key_pending(tmp, d, imaps, pw):
+    """A DKIM key being looked up holds no write lock: what the chunk
+    stored before the signed mail is committed, and another writer begins
+    a transaction while the key is awaited.  The key source that blocks is
+    auth.dkim-keys made a FIFO nobody writes to (a DNS server that never
+    answers would need /etc/resolv.conf changed; tests/integration/proof.py
+    says more); the signature need not verify for its key to be looked
+    up."""
+    d.create('signed')
+    sig = ('DKIM-Signature: v=1; a=rsa-sha256; c=relaxed/relaxed; d=example.org; s=sel;\r\n'
+           ' h=from:subject:message-id; bh=%s=;\r\n b=%s\r\n' % ('A' * 43, 'A' * 172))
+    d.append('signed', [patch('first'), patch('second', sig)])
+    fifo = os.path.join(tmp, 'pending.keys')
+    os.mkfifo(fifo)
+    fd = os.open(fifo, os.O_RDWR)  # a writer that writes nothing yet
+    y = Yard2(tmp, 'pending', '\timap = %s\n\tpassword-file = %s\n\tca-file = %s\n'
+              '[auth]\n\tdkim-keys = %s\n' % (imaps.replace('/lists', '/signed'), pw, d.ca, fifo))
+    y.start()
+    fds = '/proc/%d/fd' % y.proc.pid
+    end = time.time() + 20
+    waiting = False
+    while time.time() < end and not waiting:
+        try:
+            waiting = any(os.readlink(os.path.join(fds, f)) == fifo for f in os.listdir(fds))
+        except OSError:
+            pass
+        time.sleep(0.05)
+    time.sleep(0.3)
+    check('pending key: the signed mail waits for its key', waiting, y.logtext()[-300:])
+    db = sqlite3.connect(os.path.join(y.dir, 'yard.db'), timeout=2)
+    try:
+        db.execute('BEGIN IMMEDIATE')
+        db.rollback()
+        began = None
+    except sqlite3.OperationalError as e:
+        began = str(e)
+    first = db.execute("SELECT count(*) FROM message WHERE msgid = 'first@example.org'").fetchone()[0]
+    db.close()
+    check('pending key: another writer begins a transaction meanwhile', began is None, began)
+    check('pending key: the mail before it is committed', first == 1, first)
+    os.write(fd, b'# no key for sel._domainkey.example.org\n')
+    os.close(fd)
+    n = y.wait_for(2, 20)
+    y.stop()
+    db = y.db()
+    note = db.execute("SELECT auth, auth_note FROM message WHERE msgid = 'second@example.org'").fetchone()
+    db.close()
+    check('pending key: then the signed mail is stored, judged', n == 2 and note == (None, 'no key for sel._domainkey.example.org'),
+          (n, note, y.logtext()[-300:]))
 
 
 def main():

@@ -8,7 +8,7 @@ uses) signs developer signatures with ed25519 keys.
 Each case names the hole of the security review it closes; every one of
 them failed before issue 42 (the forged header was believed, signatures
 were not checked at all, copies replaced code, and so on)."""
-import base64, os, re, shutil, subprocess, sys, tempfile
+import base64, os, re, shutil, sqlite3, subprocess, sys, tempfile, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from yardlib import *
 
@@ -130,6 +130,12 @@ class Setup:
         return self.y.run('ingest', '--project', 'demo', inp=mail.encode(), check_rc=False)
 
     def archive(self, mails):
+        self.archive_only(mails)
+        r = self.y.run('run', '--once', check_rc=False)
+        check('%s: run --once follows the archive' % os.path.basename(self.dir), r.returncode == 0,
+              r.stderr.decode(errors='replace')[-300:])
+
+    def archive_only(self, mails):
         g = os.path.join(self.inbox, 'git', '0.git')
         if not os.path.isdir(g):
             sh(['git', 'init', '-q', '--bare', '-b', 'master', g])
@@ -143,9 +149,6 @@ class Setup:
                 out.append(b'from %s\n' % head.encode())
             out.append(b'M 100644 inline m\ndata %d\n%s\n' % (len(raw), raw))
         sh(['git', '-C', g, 'fast-import', '--quiet'], inp=b''.join(out))
-        r = self.y.run('run', '--once', check_rc=False)
-        check('%s: run --once follows the archive' % os.path.basename(self.dir), r.returncode == 0,
-              r.stderr.decode(errors='replace')[-300:])
 
     def patch(self, mail):
         c = self.y.show(msgid(mail))
@@ -367,6 +370,87 @@ def path_limited_rename():
     check('rename: the transcript names src/a.c', tr and 'src/a.c' in tr[0], tr)
 
 
+def key_pending(how):
+    """A DKIM key being looked up holds no write lock (DKIM lookups ran inside
+    the transaction: a mail with 8 signatures on domains whose DNS never
+    answers held the database for 40 s, and other writers gave up after 10).
+    While one mail waits for its key, by `ingest` or in an archive the daemon
+    follows, another writer starts a transaction at once, and `ingest` of
+    another mail is stored; once the key comes, the mail is judged as before.
+
+    A DNS server that never answers cannot be put in the resolver's way
+    without changing /etc/resolv.conf, the system's.  So the key source that
+    blocks is the key file: auth.dkim-keys is a FIFO that nobody writes to
+    until the test says so.  libopendkim opens that file for each key it
+    looks up and reads it with fgets(), at the point in dkim_eom() where it
+    would otherwise wait for a DNS answer, so the read blocks there."""
+    fifo = os.path.join(TMP, 'pending-%s.keys' % how)
+    os.mkfifo(fifo)
+    s = Setup('pending-' + how, auth='\tdkim-keys = %s\n' % fifo, source='' if how == 'archive' else None)
+    # Held open for writing (O_RDWR does not wait for a reader), so the
+    # reader's fgets() waits for a line instead of seeing the end.
+    fd = os.open(fifo, os.O_RDWR)
+    p = lone(s.repo, ADA, 'src/a.c', 'a 33\n', 'a thirty-three\n', 'a: 33', 'kp' + how)
+    q = lone(s.repo, ADA, 'src/b.c', 'b 33\n', 'b thirty-three\n', 'b: 33', 'kq' + how)
+    good = dkim_sign(reply(p, MIA, 'Thanks.\n\n#yard stage\n\n' + REVIEW), 'maint.example.org')
+    cmd = [YARD, '-c', s.y.conf]
+    if how == 'archive':
+        # The patch first, so that its batch is being written when the
+        # signed reply waits for its key.
+        s.archive_only([p, good])
+        proc = subprocess.Popen(cmd + ['run', '--once'], stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    else:
+        s.ingest(p)
+        proc = subprocess.Popen(cmd + ['ingest', '--project', 'demo'], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdin.write(good.encode())
+        proc.stdin.close()
+        proc.stdin = None
+    fds = '/proc/%d/fd' % proc.pid
+    deadline = time.time() + 20
+    waiting = False
+    while time.time() < deadline and proc.poll() is None and not waiting:
+        try:
+            waiting = any(os.readlink(os.path.join(fds, f)) == fifo for f in os.listdir(fds))
+        except OSError:
+            pass
+        time.sleep(0.05)
+    time.sleep(0.3)
+    check('pending (%s): the mail waits for its key' % how, waiting and proc.poll() is None)
+    db = sqlite3.connect(os.path.join(s.dir, 'yard.db'), timeout=2)
+    t0 = time.time()
+    try:
+        db.execute('BEGIN IMMEDIATE')
+        db.rollback()
+        began = None
+    except sqlite3.OperationalError as e:
+        began = str(e)
+    db.close()
+    check('pending (%s): another writer begins a transaction meanwhile' % how, began is None,
+          '%s after %.1f s' % (began, time.time() - t0))
+    t0 = time.time()
+    r = s.ingest(q)
+    took = time.time() - t0
+    check('pending (%s): another mail is ingested meanwhile, at once' % how,
+          r.returncode == 0 and took < 5, 'exit %d after %.1f s' % (r.returncode, took))
+    os.write(fd, ('%s._domainkey.maint.example.org %s\n' % (SEL, KEYS['maint.example.org'][1])).encode())
+    os.close(fd)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    check('pending (%s): the waiting mail is stored once its key comes' % how, proc.returncode == 0,
+          err.decode(errors='replace')[-300:])
+    check('pending (%s): and judged as before: its #yard stage is obeyed' % how,
+          s.state(p) == 'staged', s.state(p))
+    t = s.trailers(p)
+    check('pending (%s): its Reviewed-by is verified, "dkim d=maint.example.org"' % how,
+          len(t) == 1 and t[0]['verified'] and t[0]['authenticated'] == 'dkim d=maint.example.org', t)
+    check('pending (%s): the other mail is there too' % how, s.state(q) == 'new', s.state(q))
+
+
 def ack_recipients():
     """Finding 8: acknowledgments never go to an address only a stranger's
     reply wrote, and to 30 at most."""
@@ -395,6 +479,8 @@ try:
                reused_message_id, html_only, series_copies, claimed_trailer, path_limited_rename,
                ack_recipients):
         fn()
+    for how in ('ingest', 'archive'):
+        key_pending(how)
 finally:
     SMTP.stop()
     shutil.rmtree(TMP, ignore_errors=True)

@@ -367,6 +367,7 @@ ingest_text(const char *raw)
 {
 	struct arena *a = arena_new();
 	struct ingest *in = ingest_new(w.st, &w.conf);
+	struct ingest_proof proof;
 	struct mail_opts o;
 	struct mail m;
 	enum ingest_result res;
@@ -374,10 +375,11 @@ ingest_text(const char *raw)
 
 	ingest_mail_opts(in, &o);
 	mail_parse(a, raw, strlen(raw), &o, &m);
+	ingest_prove(in, a, raw, strlen(raw), &m, &proof);
 	assert_int_equal(store_begin(w.st), ERR_OK);
 	assert_int_equal(ingest_project(in, NULL, &m, &pid), ERR_OK);
 	assert_int_equal(
-	    ingest_mail(in, raw, strlen(raw), &m, pid, &res), ERR_OK);
+	    ingest_mail(in, raw, strlen(raw), &m, &proof, pid, &res), ERR_OK);
 	assert_int_equal(store_commit(w.st), ERR_OK);
 	ingest_free(in);
 	arena_free(a);

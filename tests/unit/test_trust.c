@@ -170,6 +170,43 @@ test_import_and_none(void **state)
 	fx_close(&f);
 }
 
+/* Whether judging raw by road r may wait for a DKIM key. */
+static bool
+may_wait(struct fx *f, const char *raw, const char *relay, bool verify)
+{
+	struct trust_road r = { relay, verify };
+	struct mail_opts o;
+	struct mail m;
+
+	memset(&o, 0, sizeof(o));
+	mail_parse(f->a, raw, strlen(raw), &o, &m);
+	return trust_may_wait(f->t, &r, &m);
+}
+
+#define SIG                                                                    \
+	"DKIM-Signature: v=1; a=rsa-sha256; d=maint.example.org; s=y;\n"       \
+	" h=from; bh=AAAA; b=AAAA\n"
+
+/* A key lookup is the one thing of a judgement that waits (for DNS):
+ * callers commit before it, so it must be said whenever it may come. */
+static void
+test_may_wait(void **state)
+{
+	struct fx f;
+
+	(void)state;
+	fx_open(&f, conf_dkim, sizeof(conf_dkim) - 1);
+	assert_true(may_wait(&f, SIG HEAD BODY, NULL, true));
+	assert_true(may_wait(&f, SIG HEAD BODY, "mx.yard.example", true));
+	/* Nothing to look up, or nothing checked (an import). */
+	assert_false(may_wait(&f, HEAD BODY, "mx.yard.example", true));
+	assert_false(may_wait(&f, SIG HEAD BODY, NULL, false));
+	fx_close(&f);
+	fx_open(&f, conf_none, sizeof(conf_none) - 1);
+	assert_false(may_wait(&f, SIG HEAD BODY, NULL, true));
+	fx_close(&f);
+}
+
 static void
 test_trailer_verified(void **state)
 {
@@ -277,6 +314,7 @@ main(void)
 		cmocka_unit_test(test_relay),
 		cmocka_unit_test(test_doubled_headers),
 		cmocka_unit_test(test_import_and_none),
+		cmocka_unit_test(test_may_wait),
 		cmocka_unit_test(test_trailer_verified),
 		cmocka_unit_test(test_same_person),
 		cmocka_unit_test(test_maintains),

@@ -634,6 +634,68 @@ test_cache(void **state)
 	store_close(ro);
 }
 
+/* Store raw as `patchyard ingest` would, into project frob. */
+static void
+ingest_raw(const char *raw)
+{
+	struct ingest *in = ingest_new(w.st, &w.conf);
+	struct arena *a = arena_new();
+	struct ingest_proof proof;
+	struct mail_opts o;
+	struct mail m;
+	enum ingest_result res;
+	int64_t pid = 0;
+
+	ingest_mail_opts(in, &o);
+	mail_parse(a, raw, strlen(raw), &o, &m);
+	ingest_prove(in, a, raw, strlen(raw), &m, &proof);
+	assert_int_equal(store_begin(w.st), ERR_OK);
+	assert_int_equal(ingest_project(in, "frob", &m, &pid), ERR_OK);
+	assert_int_equal(
+	    ingest_mail(in, raw, strlen(raw), &m, &proof, pid, &res), ERR_OK);
+	assert_int_equal(store_commit(w.st), ERR_OK);
+	ingest_free(in);
+	arena_free(a);
+}
+
+#define ANSWER(from, id, extra, body)                                          \
+	"From: " from "\nTo: frob@lists.example.org\n"                         \
+	"Subject: Re: [PATCH 0/3] speed up widget lookups\n"                   \
+	"Message-ID: <" id ">\n"                                               \
+	"In-Reply-To: <20261103100000.1000-0-ada@example.org>\n"               \
+	"References: <20261103100000.1000-0-ada@example.org>\n"                \
+	"Date: Wed, 04 Nov 2026 10:00:00 +0000\n" extra "\n" body "\n"
+
+/* "(patchyard)" is the bot's own mail, From its [bot] address, and only
+ * that is left out of the timeline: a header anyone can write
+ * (X-Patchyard-Event, Auto-Submitted) makes a stranger's mail neither
+ * look like the bot's nor vanish; automated mail of others (a CI, a
+ * vacation reply) is shown as such, under its sender, in the timeline. */
+static void
+test_bot_label(void **state)
+{
+	const char *p;
+
+	(void)state;
+	ingest_raw(ANSWER("Mallory <mallory@evil.example>", "f1.mallory",
+	    "X-Patchyard-Event: staged\n", "Forged: staged by the bot."));
+	ingest_raw(ANSWER("CI Lab <ci@lab.example.org>", "c1.lab",
+	    "Auto-Submitted: auto-generated\n", "Builds on the lab."));
+	ingest_raw(ANSWER("Patchyard <yard@frob.example.org>", "y1.yard",
+	    "Auto-Submitted: auto-replied\nX-Patchyard-Event: staged\n",
+	    "Staged for real."));
+	p = page("/c/1");
+	/* Each in the discussion, what follows the address says what it
+	 * is: the stranger's says it is automated, and is taken at its
+	 * word for no more than that. */
+	HAS(p, "&lt;<bdi>mallory@evil.example</bdi>&gt; (automated) ·");
+	HAS(p, "&lt;<bdi>ci@lab.example.org</bdi>&gt; (automated) ·");
+	HAS(p, "&lt;<bdi>yard@frob.example.org</bdi>&gt; (patchyard) ·");
+	HAS(p, "<bdi>Mallory</bdi></a> wrote");
+	HAS(p, "<bdi>CI Lab</bdi></a> wrote");
+	assert_null(strstr(p, "<bdi>Patchyard</bdi></a> wrote"));
+}
+
 int
 main(void)
 {
@@ -654,6 +716,7 @@ main(void)
 		cmocka_unit_test(test_diff_line_bounds),
 		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_bot_label),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

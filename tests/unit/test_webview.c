@@ -251,6 +251,20 @@ test_timeline_order(void **state)
 		assert_int_equal(e[i].index, want[i]);
 }
 
+/* The bot's own mail is automated and From its address (any case); a
+ * header anyone can write makes no one else's. */
+static void
+test_bots_own(void **state)
+{
+	(void)state;
+	assert_true(webview_bots_own(&conf, MAIL_BOT, "patchyard@localhost"));
+	assert_true(webview_bots_own(&conf, MAIL_BOT, "PatchYard@LocalHost"));
+	assert_false(webview_bots_own(&conf, MAIL_BOT, "ci@lab.example.org"));
+	assert_false(webview_bots_own(&conf, MAIL_BOT, NULL));
+	assert_false(
+	    webview_bots_own(&conf, MAIL_REPLY, "patchyard@localhost"));
+}
+
 int
 main(void)
 {
@@ -259,6 +273,7 @@ main(void)
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_thread_order),
 		cmocka_unit_test(test_timeline_order),
+		cmocka_unit_test(test_bots_own),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -84,6 +84,7 @@ wt_ingest_in(struct wt *w, const struct trust_road *road, const char *raw,
 {
 	struct ingest *in = ingest_new(w->st, &w->conf);
 	struct arena *a = arena_new();
+	struct ingest_proof proof;
 	struct mail_opts o;
 	struct mail m;
 	int64_t pid;
@@ -93,9 +94,10 @@ wt_ingest_in(struct wt *w, const struct trust_road *road, const char *raw,
 		ingest_set_road(in, road);
 	ingest_mail_opts(in, &o);
 	mail_parse(a, raw, n, &o, &m);
+	ingest_prove(in, a, raw, n, &m, &proof);
 	e = ingest_project(in, WT_PROJECT, &m, &pid);
 	if (e == ERR_OK)
-		e = ingest_mail(in, raw, n, &m, pid, res);
+		e = ingest_mail(in, raw, n, &m, &proof, pid, res);
 	ingest_free(in);
 	arena_free(a);
 	return e;
