@@ -317,6 +317,7 @@ static const char *const text[SQL_COUNT] = {
 	    " coalesce(patch_id, 0), kind, message_id, in_reply_to, rcpt,"
 	    " body, state, attempts, next_attempt, created,"
 	    " coalesce(sent_at, 0), last_error FROM outbox WHERE id = :id",
+	[SQL_OUTBOX_BY_MSGID] = "SELECT id FROM outbox WHERE message_id = :msg",
 	[SQL_OUTBOX_DUE] = "SELECT id FROM outbox WHERE state = 'queued'"
 	                   " AND (:all OR next_attempt <= :now) ORDER BY id",
 	[SQL_OUTBOX_RESULT] =

@@ -77,6 +77,7 @@ enum sql_id {
 	/* outbox and checks */
 	SQL_OUTBOX_ADD,
 	SQL_OUTBOX_GET,
+	SQL_OUTBOX_BY_MSGID,
 	SQL_OUTBOX_DUE,
 	SQL_OUTBOX_RESULT,
 	SQL_OUTBOX_RELEASE,

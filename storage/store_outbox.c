@@ -64,6 +64,15 @@ store_outbox_get(
 }
 
 enum err
+store_outbox_by_msgid(struct store *st, const char *msgid, int64_t *id)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_OUTBOX_BY_MSGID);
+
+	db_bind_text(s, ":msg", msgid);
+	return db_one_id(st, s, id, "outbox by message-id");
+}
+
+enum err
 store_outbox_due(
     struct store *st, int64_t now, bool all, int64_t **ids, size_t *n)
 {

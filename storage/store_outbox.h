@@ -33,6 +33,10 @@ enum err store_outbox_add(
 enum err store_outbox_get(
     struct store *st, struct arena *a, int64_t id, struct store_outbox *o);
 /* Queued mails due at now (all queued ones when all), oldest first. */
+/* The id of the mail we composed with Message-ID msgid (no brackets):
+ * ERR_NOTFOUND when it is not one of ours. */
+enum err store_outbox_by_msgid(
+    struct store *st, const char *msgid, int64_t *id);
 enum err store_outbox_due(
     struct store *st, int64_t now, bool all, int64_t **ids, size_t *n);
 /* Record an attempt: state, attempts, next attempt, error, sent time. */

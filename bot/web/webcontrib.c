@@ -20,6 +20,7 @@
 #include "bot/web/webview.h"
 #include "bot/workflow/trust.h"
 #include "storage/store_msg.h"
+#include "storage/store_outbox.h"
 #include "storage/store_read.h"
 #include "util/esc.h"
 #include "util/xalloc.h"
@@ -306,6 +307,17 @@ reply_says(struct page *pg, struct template_data *d, const struct store_msg *sm,
 	}
 }
 
+/* webview_bots_own(), the outbox asked only for automated mail. */
+static bool
+bots_own(struct page *pg, const struct store_msg *sm)
+{
+	int64_t id;
+
+	return sm->kind == MAIL_BOT &&
+	    webview_bots_own(pg->w->conf, sm->kind, sm->from_email,
+	        store_outbox_by_msgid(pg->st, sm->msgid, &id) == ERR_OK);
+}
+
 static void
 reply_item(struct page *pg, struct template_data *series, size_t place)
 {
@@ -320,7 +332,7 @@ reply_item(struct page *pg, struct template_data *series, size_t place)
 	template_data_setf(r, "depth", "%d",
 	    p->depth < WEB_MAX_DEPTH ? p->depth : WEB_MAX_DEPTH);
 	template_data_set(r, "subject", sm->subject);
-	ours = webview_bots_own(pg->w->conf, sm->kind, sm->from_email);
+	ours = bots_own(pg, sm);
 	template_data_set(r, "bot", ours ? "1" : NULL);
 	template_data_set(
 	    r, "automated", sm->kind == MAIL_BOT && !ours ? "1" : NULL);
@@ -823,7 +835,7 @@ timeline(struct page *pg, struct template_data *d)
 	for (i = 0; i < pg->nplaces; i++) {
 		const struct store_msg *sm = &pg->msgs[pg->places[i].msg];
 
-		if (webview_bots_own(pg->w->conf, sm->kind, sm->from_email))
+		if (bots_own(pg, sm))
 			continue;
 		e[n].time = sm->date;
 		e[n].what = WEBVIEW_MAIL;

@@ -309,9 +309,9 @@ webview_timeline_sort(struct webview_entry *e, size_t n)
 }
 
 bool
-webview_bots_own(
-    const struct config *conf, enum mail_kind kind, const char *from_email)
+webview_bots_own(const struct config *conf, enum mail_kind kind,
+    const char *from_email, bool sent)
 {
-	return kind == MAIL_BOT && conf && conf->bot_address && from_email &&
-	    addr_same(from_email, conf->bot_address);
+	return kind == MAIL_BOT && sent && conf && conf->bot_address &&
+	    from_email && addr_same(from_email, conf->bot_address);
 }

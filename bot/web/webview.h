@@ -58,14 +58,16 @@ void webview_review_counts(
 
 /*
  * Is a mail of kind `kind` from from_email the bot's own: automated
- * (MAIL_BOT) and From the configured [bot] address?  Only that is
- * labelled "(patchyard)" and left out of the timeline (its events are
- * there).  Auto-Submitted and X-Patchyard-Event are headers anyone can
- * write: other automated mail (a CI, a vacation reply) is shown as
- * automated, under its sender, and stays in the timeline.
+ * (MAIL_BOT), From the configured [bot] address, and sent: its
+ * Message-ID is one the outbox composed (the caller looks it up)?  Only
+ * that is labelled "(patchyard)" and left out of the timeline (its
+ * events are there).  Auto-Submitted, X-Patchyard-Event and From are
+ * headers anyone can write: other automated mail (a CI, a vacation
+ * reply, a forgery) is shown as automated, under its sender, and stays
+ * in the timeline.
  */
-bool webview_bots_own(
-    const struct config *conf, enum mail_kind kind, const char *from_email);
+bool webview_bots_own(const struct config *conf, enum mail_kind kind,
+    const char *from_email, bool sent);
 
 /* One mail of a contribution, for ordering its thread. */
 struct webview_msg {

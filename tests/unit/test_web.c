@@ -15,6 +15,7 @@
 #include "bot/web/webmail.h"
 #include "bot/web/webmemo.h"
 #include "bot/web/webpriv.h"
+#include "storage/store_outbox.h"
 #include "util/timeutil.h"
 #include "util/xalloc.h"
 #include "webtest.h"
@@ -666,6 +667,21 @@ ingest_raw(const char *raw)
 	"References: <20261103100000.1000-0-ada@example.org>\n"                \
 	"Date: Wed, 04 Nov 2026 10:00:00 +0000\n" extra "\n" body "\n"
 
+/* The outbox's record of a mail the bot composed as <msgid>. */
+static void
+sent_by_bot(const char *msgid)
+{
+	struct store_outbox o = { 0 };
+
+	o.kind = "staged";
+	o.message_id = msgid;
+	o.rcpt = "ada@example.org\n";
+	o.body = "x";
+	o.body_len = 1;
+	o.state = "sent";
+	assert_int_equal(store_outbox_add(w.st, &o, NULL), ERR_OK);
+}
+
 /* "(patchyard)" is the bot's own mail, From its [bot] address, and only
  * that is left out of the timeline: a header anyone can write
  * (X-Patchyard-Event, Auto-Submitted) makes a stranger's mail neither
@@ -684,6 +700,11 @@ test_bot_label(void **state)
 	ingest_raw(ANSWER("Patchyard <yard@frob.example.org>", "y1.yard",
 	    "Auto-Submitted: auto-replied\nX-Patchyard-Event: staged\n",
 	    "Staged for real."));
+	/* From the bot's address, but not a mail the bot composed. */
+	ingest_raw(ANSWER("Yard Bot <yard@frob.example.org>", "f2.mallory",
+	    "Auto-Submitted: auto-replied\nX-Patchyard-Event: dropped\n",
+	    "Dropped, says a forger."));
+	sent_by_bot("y1.yard");
 	p = page("/c/1");
 	/* Each in the discussion, what follows the address says what it
 	 * is: the stranger's says it is automated, and is taken at its
@@ -691,6 +712,9 @@ test_bot_label(void **state)
 	HAS(p, "&lt;<bdi>mallory@evil.example</bdi>&gt; (automated) ·");
 	HAS(p, "&lt;<bdi>ci@lab.example.org</bdi>&gt; (automated) ·");
 	HAS(p, "&lt;<bdi>yard@frob.example.org</bdi>&gt; (patchyard) ·");
+	HAS(p, "&lt;<bdi>yard@frob.example.org</bdi>&gt; (automated) ·");
+	HAS(p, "Dropped, says a forger.");
+	HAS(p, "<bdi>Yard Bot</bdi></a> wrote");
 	HAS(p, "<bdi>Mallory</bdi></a> wrote");
 	HAS(p, "<bdi>CI Lab</bdi></a> wrote");
 	assert_null(strstr(p, "<bdi>Patchyard</bdi></a> wrote"));

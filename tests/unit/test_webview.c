@@ -251,18 +251,23 @@ test_timeline_order(void **state)
 		assert_int_equal(e[i].index, want[i]);
 }
 
-/* The bot's own mail is automated and From its address (any case); a
- * header anyone can write makes no one else's. */
+/* The bot's own mail is automated, From its address (any case) and one
+ * the outbox sent; a header anyone can write makes no one else's. */
 static void
 test_bots_own(void **state)
 {
 	(void)state;
-	assert_true(webview_bots_own(&conf, MAIL_BOT, "patchyard@localhost"));
-	assert_true(webview_bots_own(&conf, MAIL_BOT, "PatchYard@LocalHost"));
-	assert_false(webview_bots_own(&conf, MAIL_BOT, "ci@lab.example.org"));
-	assert_false(webview_bots_own(&conf, MAIL_BOT, NULL));
+	assert_true(
+	    webview_bots_own(&conf, MAIL_BOT, "patchyard@localhost", true));
+	assert_true(
+	    webview_bots_own(&conf, MAIL_BOT, "PatchYard@LocalHost", true));
 	assert_false(
-	    webview_bots_own(&conf, MAIL_REPLY, "patchyard@localhost"));
+	    webview_bots_own(&conf, MAIL_BOT, "patchyard@localhost", false));
+	assert_false(
+	    webview_bots_own(&conf, MAIL_BOT, "ci@lab.example.org", true));
+	assert_false(webview_bots_own(&conf, MAIL_BOT, NULL, true));
+	assert_false(
+	    webview_bots_own(&conf, MAIL_REPLY, "patchyard@localhost", true));
 }
 
 int
