@@ -390,6 +390,31 @@ static const char *const migrations[] = {
 	 " WHERE id = new.message_id)); END;\n"
 	 "CREATE TRIGGER search_patch_del AFTER DELETE ON patch BEGIN"
 	 " DELETE FROM search WHERE rowid = -old.id; END;\n"),
+	/* 11: patchwork's event stream and its people, a page at a time
+	 * (storage/sql.c, PW_EVENTS): CI bots poll the events with since=,
+	 * and without these every poll read and sorted every message,
+	 * event and check.  Each kind of row an event is made of by its
+	 * date (the replies about no patch apart: those to cover letters
+	 * are few, and a page would read every mail to find them), a cover
+	 * letter's series by its row, and one row per person (an address,
+	 * any case) under the row of their first mail, which the store adds
+	 * with the mail (storage/store_msg.c; not a trigger, which would
+	 * make every insert into message dearer, docs/DECISIONS.md; messages
+	 * are never deleted). */
+	("CREATE INDEX message_date ON message(date);\n"
+	 "CREATE INDEX message_nopatch_date ON message(date)"
+	 " WHERE patch_id IS NULL;\n"
+	 "CREATE INDEX event_time ON event(time);\n"
+	 "CREATE INDEX checks_time ON checks(time);\n"
+	 "CREATE INDEX series_cover ON series(cover_id)"
+	 " WHERE cover_id IS NOT NULL;\n"
+	 "CREATE TABLE person(\n"
+	 "  id INTEGER PRIMARY KEY REFERENCES message(id),\n"
+	 "  email TEXT NOT NULL COLLATE NOCASE UNIQUE\n"
+	 ") STRICT;\n"
+	 "INSERT INTO person(id, email) SELECT min(id), from_email"
+	 " FROM message WHERE from_email != ''"
+	 " GROUP BY from_email COLLATE NOCASE;\n"),
 };
 
 #define NMIGRATIONS ((int)(sizeof(migrations) / sizeof(migrations[0])))

@@ -81,6 +81,81 @@
 #define PW_WHEN(col)                                                           \
 	" AND (:since IS NULL OR " col                                         \
 	" >= :since) AND (:before IS NULL OR " col " < :before)"
+/*
+ * patchwork's events, made from what the model keeps: the event table
+ * (posted series, state changes), patches, cover letters, complete
+ * series, checks and replies.  The actor of a change a mail made is that
+ * mail's sender, whom the API knows by address.  An id is its row's id
+ * times 8 plus the kind of row, so that the ids of the kinds never meet.
+ *
+ * CI bots poll this with since= (DESIGN.md §9), so a page must not cost
+ * the whole history.  SQLite flattens the UNION ALL into the query
+ * around it, which it does only when the arms' columns agree in
+ * affinity (the unary + takes a column's away), and then merges the
+ * arms in order, each read from the index of its date (migration 11)
+ * from :since to :before (always bound: the ends of time when not
+ * asked) and only as far as the page needs.  Each arm is one category,
+ * so that a category asked for leaves the others unread.  A series is
+ * complete at its last patch: that patch's row stands for it, so that
+ * it too is read by date.
+ */
+#define PW_EVENTS                                                              \
+	"SELECT id, category, date, project, actor, series, patch, cover,"     \
+	" chk, comment, kind, detail FROM ("                                   \
+	"SELECT e.id * 8 AS id, 'series-created' AS category,"                 \
+	" e.time AS date, coalesce(c.project_id, 0) AS project,"               \
+	" NULL AS actor, +e.series_id AS series, 0 AS patch, 0 AS cover,"      \
+	" 0 AS chk, 0 AS comment, +e.kind AS kind, +e.detail AS detail"        \
+	" FROM event e JOIN contribution c ON c.id = e.contribution_id"        \
+	" WHERE e.kind = 'posted' AND e.series_id IS NOT NULL"                 \
+	" UNION ALL SELECT e.id * 8, 'patch-state-changed', e.time,"           \
+	" coalesce(c.project_id, 0), coalesce((SELECT a.from_email"            \
+	" FROM message a WHERE a.id = e.message_id), e.actor),"                \
+	" coalesce(e.series_id, 0), +e.patch_id, 0, 0, 0, +e.kind,"            \
+	" +e.detail FROM event e JOIN contribution c"                          \
+	" ON c.id = e.contribution_id WHERE e.patch_id IS NOT NULL"            \
+	" AND e.kind IN ('staged', 'updated', 'graduated', 'merged',"          \
+	" 'dropped', 'state', 'superseded', 'withdrawn')"                      \
+	" UNION ALL SELECT p.id * 8 + 1, 'patch-created', m.date,"             \
+	" coalesce(p.project_id, 0), NULL, +p.series_id, +p.id, 0, 0, 0,"      \
+	" NULL, NULL FROM message m JOIN patch p ON p.message_id = m.id"       \
+	" UNION ALL SELECT s.cover_id * 8 + 2, 'cover-created', m.date,"       \
+	" coalesce(s.project_id, 0), NULL, +s.id, 0, +s.cover_id, 0, 0,"       \
+	" NULL, NULL FROM message m JOIN series s ON s.cover_id = m.id"        \
+	" UNION ALL SELECT s.id * 8 + 3, 'series-completed', m.date,"          \
+	" coalesce(s.project_id, 0), NULL, +s.id, 0, 0, 0, 0, NULL, NULL"      \
+	" FROM message m JOIN patch p ON p.message_id = m.id"                  \
+	" JOIN series s ON s.id = p.series_id"                                 \
+	" WHERE s.expected > 0 AND s.received >= s.expected"                   \
+	" AND p.id = (SELECT l.id FROM patch l JOIN message lm"                \
+	" ON lm.id = l.message_id WHERE l.series_id = s.id"                    \
+	" ORDER BY lm.date DESC, l.id DESC LIMIT 1)"                           \
+	" UNION ALL SELECT k.id * 8 + 4, 'check-created', k.time,"             \
+	" coalesce(s.project_id, 0), +k.reporter, +k.series_id,"               \
+	" +k.patch_id, 0, +k.id, 0, NULL, +k.state FROM checks k"              \
+	" JOIN series s ON s.id = k.series_id WHERE k.patch_id IS NOT NULL"    \
+	" UNION ALL SELECT m.id * 8 + 5, 'patch-comment-created', m.date,"     \
+	" coalesce(s.project_id, 0), NULL, +s.id, +m.patch_id, 0, 0, +m.id,"   \
+	" NULL, NULL FROM message m JOIN series s ON s.id = m.series_id"       \
+	" WHERE m.kind NOT IN ('patch', 'cover') AND (m.flags & 2) = 0"        \
+	" AND m.patch_id IS NOT NULL"                                          \
+	" UNION ALL SELECT m.id * 8 + 5, 'cover-comment-created', m.date,"     \
+	" coalesce(s.project_id, 0), NULL, +s.id, 0, +s.cover_id, 0, +m.id,"   \
+	" NULL, NULL FROM message m JOIN series s ON s.id = m.series_id"       \
+	" WHERE m.kind NOT IN ('patch', 'cover') AND (m.flags & 2) = 0"        \
+	" AND m.patch_id IS NULL AND s.cover_id IS NOT NULL)"                  \
+	" WHERE (:id = 0 OR id = :id)"                                         \
+	" AND (:project = 0 OR project = :project)"                            \
+	" AND (:category IS NULL OR category = :category)"                     \
+	" AND (:series = 0 OR series = :series)"                               \
+	" AND (:patch = 0 OR patch = :patch)"                                  \
+	" AND (:cover = 0 OR cover = :cover)"                                  \
+	" AND date >= :since AND date < :before"
+/* People in the order of their first mail's row (dir: "" or " DESC"). */
+#define PW_PEOPLE(dir)                                                         \
+	"SELECT m.id, m.from_name, m.from_email FROM person ps"                \
+	" JOIN message m ON m.id = ps.id ORDER BY ps.id" dir                   \
+	" LIMIT :limit OFFSET :offset"
 
 #define TREE_COLS                                                              \
 	"id, project_id, name, url, branch, owner, origin = 'mail',"           \
@@ -122,6 +197,10 @@ static const char *const text[SQL_COUNT] = {
 	    " patch_id, auth, auth_note) VALUES(:msgid, :project, :kind,"
 	    " :flags, :hash, :date, :from_name, :from_email, :subject,"
 	    " :parent, :size, :series, :patch, :auth, :auth_note)",
+	/* The sender of a new mail is a person from their first mail on
+	 * (migration 11). */
+	[SQL_MSG_PERSON] = "INSERT INTO person(id, email) VALUES(:id, :email)"
+	                   " ON CONFLICT DO NOTHING",
 	[SQL_RAW_ADD] =
 	    "INSERT INTO raw(message_id, bytes) VALUES(:id, :bytes)",
 	[SQL_RAW_GET] = "SELECT bytes FROM raw WHERE message_id = :id",
@@ -570,12 +649,16 @@ static const char *const text[SQL_COUNT] = {
 	    " AND (m.flags & 2) = 0 ORDER BY m.date, m.id"
 	    " LIMIT :limit OFFSET :offset",
 	/* Everyone who sent a mail, once per address (any case), under the
-	 * row of their first mail. */
-	[SQL_PW_PEOPLE] =
+	 * row of their first mail (the person table, migration 11): a page
+	 * of them reads that page of rows in order, whatever their number. */
+	[SQL_PW_PEOPLE] = PW_PEOPLE(""),
+	[SQL_PW_PEOPLE_DESC] = PW_PEOPLE(" DESC"),
+	/* The same found by q in any mail of theirs: a search reads them
+	 * all.  Each is under the row of their first mail that matches. */
+	[SQL_PW_PEOPLE_FIND] =
 	    "SELECT min(m.id), m.from_name, m.from_email FROM message m"
-	    " WHERE m.from_email != '' AND (:q IS NULL OR"
-	    " instr(lower(m.from_name), lower(:q)) > 0 OR"
-	    " instr(lower(m.from_email), lower(:q)) > 0)"
+	    " WHERE m.from_email != '' AND (instr(lower(m.from_name),"
+	    " lower(:q)) > 0 OR instr(lower(m.from_email), lower(:q)) > 0)"
 	    " GROUP BY m.from_email COLLATE NOCASE"
 	    " ORDER BY CASE WHEN :desc THEN min(m.id) END DESC, min(m.id)"
 	    " LIMIT :limit OFFSET :offset",
@@ -592,60 +675,10 @@ static const char *const text[SQL_COUNT] = {
 	        "k.time") " ORDER BY CASE WHEN :desc THEN k.time END DESC,"
 	                  " CASE WHEN :desc THEN k.id END DESC, k.time, k.id"
 	                  " LIMIT :limit OFFSET :offset",
-	/* patchwork's events, made from what the model keeps: the event
-	 * table (posted series, state changes), patches, cover letters,
-	 * complete series, checks and replies.  The actor of a change a
-	 * mail made is that mail's sender, whom the API knows by address.  An
-	 * id is its row's id times 8 plus the kind of row, so that the ids of
-	 * the kinds never meet. */
-	[SQL_PW_EVENTS] =
-	    "SELECT id, category, date, project, actor, series, patch, cover,"
-	    " chk, comment, kind, detail FROM ("
-	    "SELECT e.id * 8 AS id, CASE e.kind WHEN 'posted' THEN"
-	    " 'series-created' ELSE 'patch-state-changed' END AS category,"
-	    " e.time AS date, coalesce(c.project_id, 0) AS project,"
-	    " CASE WHEN e.kind = 'posted' THEN NULL ELSE coalesce((SELECT"
-	    " a.from_email FROM message a WHERE a.id = e.message_id), e.actor)"
-	    " END AS actor, coalesce(e.series_id, 0) AS series,"
-	    " coalesce(e.patch_id, 0) AS patch, 0 AS cover, 0 AS chk,"
-	    " 0 AS comment, e.kind AS kind, e.detail AS detail FROM event e"
-	    " JOIN contribution c ON c.id = e.contribution_id"
-	    " WHERE (e.kind = 'posted' AND e.series_id IS NOT NULL) OR"
-	    " (e.patch_id IS NOT NULL AND e.kind IN ('staged', 'updated',"
-	    " 'graduated', 'merged', 'dropped', 'state', 'superseded',"
-	    " 'withdrawn'))"
-	    " UNION ALL SELECT p.id * 8 + 1, 'patch-created', m.date,"
-	    " coalesce(p.project_id, 0), NULL, p.series_id, p.id, 0, 0, 0,"
-	    " NULL, NULL FROM patch p JOIN message m ON m.id = p.message_id"
-	    " UNION ALL SELECT s.cover_id * 8 + 2, 'cover-created', m.date,"
-	    " coalesce(s.project_id, 0), NULL, s.id, 0, s.cover_id, 0, 0,"
-	    " NULL, NULL FROM series s JOIN message m ON m.id = s.cover_id"
-	    " UNION ALL SELECT s.id * 8 + 3, 'series-completed',"
-	    " (SELECT max(m.date) FROM patch p JOIN message m ON m.id ="
-	    " p.message_id WHERE p.series_id = s.id),"
-	    " coalesce(s.project_id, 0), NULL, s.id, 0, 0, 0, 0, NULL, NULL"
-	    " FROM series s WHERE s.expected > 0 AND s.received >= s.expected"
-	    " UNION ALL SELECT k.id * 8 + 4, 'check-created', k.time,"
-	    " coalesce(s.project_id, 0), k.reporter, k.series_id, k.patch_id,"
-	    " 0, k.id, 0, NULL, k.state FROM checks k"
-	    " JOIN series s ON s.id = k.series_id WHERE k.patch_id IS NOT NULL"
-	    " UNION ALL SELECT m.id * 8 + 5, CASE WHEN m.patch_id IS NULL"
-	    " THEN 'cover-comment-created' ELSE 'patch-comment-created' END,"
-	    " m.date, coalesce(s.project_id, 0), NULL, s.id,"
-	    " coalesce(m.patch_id, 0), CASE WHEN m.patch_id IS NULL THEN"
-	    " s.cover_id ELSE 0 END, 0, m.id, NULL, NULL FROM message m"
-	    " JOIN series s ON s.id = m.series_id"
-	    " WHERE m.kind NOT IN ('patch', 'cover') AND (m.flags & 2) = 0"
-	    " AND (m.patch_id IS NOT NULL OR s.cover_id IS NOT NULL))"
-	    " WHERE (:id = 0 OR id = :id)"
-	    " AND (:project = 0 OR project = :project)"
-	    " AND (:category IS NULL OR category = :category)"
-	    " AND (:series = 0 OR series = :series)"
-	    " AND (:patch = 0 OR patch = :patch)"
-	    " AND (:cover = 0 OR cover = :cover)" PW_WHEN(
-	        "date") " ORDER BY CASE WHEN :asc THEN date END, CASE WHEN "
-	                ":asc THEN id"
-	                " END, date DESC, id DESC LIMIT :limit OFFSET :offset",
+	[SQL_PW_EVENTS] = PW_EVENTS " ORDER BY date DESC, id DESC"
+	                            " LIMIT :limit OFFSET :offset",
+	[SQL_PW_EVENTS_ASC] = PW_EVENTS " ORDER BY date, id"
+	                                " LIMIT :limit OFFSET :offset",
 	/* The events that changed a patch's state, up to one of them. */
 	[SQL_PW_HISTORY] =
 	    "SELECT kind, coalesce(detail, '') FROM event"

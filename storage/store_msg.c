@@ -113,7 +113,13 @@ store_msg_add(struct store *st, const struct store_msg *m,
 	s = db_stmt(st, SQL_RAW_ADD);
 	db_bind_int(s, ":id", *id);
 	db_bind_blob(s, ":bytes", raw, n);
-	return db_exec(st, s, "message raw add");
+	if ((e = db_exec(st, s, "message raw add")) != ERR_OK ||
+	    m->from_email == NULL || *m->from_email == '\0')
+		return e;
+	s = db_stmt(st, SQL_MSG_PERSON);
+	db_bind_int(s, ":id", *id);
+	db_bind_text(s, ":email", m->from_email);
+	return db_exec(st, s, "message person");
 }
 
 enum err

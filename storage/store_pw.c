@@ -1,5 +1,6 @@
 #include "storage/store_pw.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,10 +207,16 @@ store_pw_people(struct store *st, struct arena *a,
     const struct store_pw_filter *f, struct store_pw_mail **out, size_t *n,
     bool *more)
 {
-	sqlite3_stmt *s = db_stmt(st, SQL_PW_PEOPLE);
+	bool desc = f->order && strcmp(f->order, "-id") == 0;
+	sqlite3_stmt *s;
 
-	db_bind_text(s, ":q", f->q && *f->q ? f->q : NULL);
-	db_bind_int(s, ":desc", f->order && strcmp(f->order, "-id") == 0);
+	if (f->q && *f->q) {
+		s = db_stmt(st, SQL_PW_PEOPLE_FIND);
+		db_bind_text(s, ":q", f->q);
+		db_bind_int(s, ":desc", desc);
+	} else {
+		s = db_stmt(st, desc ? SQL_PW_PEOPLE_DESC : SQL_PW_PEOPLE);
+	}
 	bind_page(s, f);
 	return page(
 	    st, a, s, f, sizeof(**out), person_row, (void **)out, n, more);
@@ -289,7 +296,8 @@ store_pw_events(struct store *st, struct arena *a,
     const struct store_pw_filter *f, struct store_pw_event **out, size_t *n,
     bool *more)
 {
-	sqlite3_stmt *s = db_stmt(st, SQL_PW_EVENTS);
+	bool asc = f->order && strcmp(f->order, "date") == 0;
+	sqlite3_stmt *s = db_stmt(st, asc ? SQL_PW_EVENTS_ASC : SQL_PW_EVENTS);
 
 	db_bind_int(s, ":id", f->id);
 	db_bind_int(s, ":project", f->project);
@@ -297,8 +305,10 @@ store_pw_events(struct store *st, struct arena *a,
 	db_bind_int(s, ":series", f->series);
 	db_bind_int(s, ":patch", f->patch);
 	db_bind_int(s, ":cover", f->cover);
-	bind_when(s, f);
-	db_bind_int(s, ":asc", f->order && strcmp(f->order, "date") == 0);
+	/* Always a range, so that each kind of row is read from its date's
+	 * index (storage/sql.c, PW_EVENTS). */
+	db_bind_int(s, ":since", f->has_since ? f->since : INT64_MIN);
+	db_bind_int(s, ":before", f->has_before ? f->before : INT64_MAX);
 	bind_page(s, f);
 	return page(
 	    st, a, s, f, sizeof(**out), event_row, (void **)out, n, more);

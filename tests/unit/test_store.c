@@ -21,6 +21,7 @@
 #include "storage/store_msg.h"
 #include "storage/store_patch.h"
 #include "storage/store_promote.h"
+#include "storage/store_pw.h"
 #include "storage/store_read.h"
 #include "storage/store_series.h"
 #include "storage/store_tree.h"
@@ -102,19 +103,21 @@ test_migration_race(void **state)
 	snprintf(file, sizeof(file), "%s/race.db", dir);
 	assert_int_equal(store_open(file, STORE_CREATE, &st), ERR_OK);
 	store_close(st);
-	/* One migration behind: the last one (10, issue 45) undone. */
-	assert_int_equal(schema_version(), 10);
+	/* One migration behind: the last one (11, patchwork's events and
+	 * people by index) undone. */
+	assert_int_equal(schema_version(), 11);
 	sqlite3_close(raw_exec(NULL, file,
-	    "DROP TRIGGER search_series_add; DROP TRIGGER search_series_set;"
-	    "DROP TRIGGER search_series_del; DROP TRIGGER search_patch_add;"
-	    "DROP TRIGGER search_patch_set; DROP TRIGGER search_patch_del;"
-	    "DROP TABLE search; PRAGMA user_version=9;"));
+	    "DROP TABLE person;"
+	    "DROP INDEX message_date; DROP INDEX message_nopatch_date;"
+	    "DROP INDEX event_time;"
+	    "DROP INDEX checks_time; DROP INDEX series_cover;"
+	    "PRAGMA user_version=10;"));
 	/* No connection may cross fork(): the child opens its own once
 	 * the parent holds the write lock. */
 	assert_int_equal(pipe(go), 0);
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0) { /* reads version 9, then waits for the lock */
+	if (pid == 0) { /* reads version 10, then waits for the lock */
 		close(go[1]);
 		if (read(go[0], &c, 1) != 1)
 			_exit(2);
@@ -126,9 +129,8 @@ test_migration_race(void **state)
 	close(go[1]);
 	usleep(300 * 1000);
 	raw_exec(lock, file,
-	    "CREATE VIRTUAL TABLE search USING fts5(series UNINDEXED, title,"
-	    " who, msgid, tokenize = 'unicode61 remove_diacritics 2');"
-	    "PRAGMA user_version=10; COMMIT;");
+	    "CREATE INDEX message_date ON message(date);"
+	    "PRAGMA user_version=11; COMMIT;");
 	sqlite3_close(lock);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -162,6 +164,175 @@ test_per_patch_statements_use_indexes(void **state)
 		sqlite3_finalize(s);
 	}
 	store_close(st);
+}
+
+/* The plan of statement id as its lines, '\n'-separated; those of the
+ * statement itself (not of a part of it) start with '^'. */
+static void
+plan_of(struct store *st, enum sql_id id, char *out, size_t max)
+{
+	sqlite3_stmt *s = NULL;
+	char q[8192];
+	size_t n = 0;
+
+	snprintf(q, sizeof(q), "EXPLAIN QUERY PLAN %s", sql_text(id));
+	assert_int_equal(
+	    sqlite3_prepare_v2(st->db, q, -1, &s, NULL), SQLITE_OK);
+	out[0] = '\0';
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(s, 3);
+		int k = snprintf(out + n, max - n, "%s%s\n",
+		    sqlite3_column_int(s, 1) == 0 ? "^" : "", d ? d : "");
+
+		assert_true(k >= 0 && (size_t)k < max - n);
+		n += (size_t)k;
+	}
+	sqlite3_finalize(s);
+}
+
+static size_t
+count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)) != NULL; hay++)
+		n++;
+	return n;
+}
+
+/*
+ * A page of patchwork's events or people reads that page, not the
+ * history (migration 11): CI bots poll /api/1.2/events/?since=.  Each
+ * of the eight kinds of row the events are made of is read from its
+ * date's index between since and before, and the arms are merged in
+ * order, never sorted whole (a complete series' last patch is found by
+ * sorting that series' patches); people are read in the order of the
+ * rows of their first mails.
+ */
+static void
+test_pw_pages_use_indexes(void **state)
+{
+	static const enum sql_id events[] = { SQL_PW_EVENTS,
+		SQL_PW_EVENTS_ASC };
+	static const enum sql_id people[] = { SQL_PW_PEOPLE,
+		SQL_PW_PEOPLE_DESC };
+	struct store *st;
+	char plan[8192];
+	size_t i;
+
+	(void)state;
+	assert_int_equal(store_open(path, STORE_CREATE, &st), ERR_OK);
+	for (i = 0; i < 2; i++) {
+		plan_of(st, events[i], plan, sizeof(plan));
+		if (strstr(plan, "SCAN ") || strstr(plan, "^USE TEMP B-TREE") ||
+		    !strstr(plan, "^MERGE (UNION ALL)") ||
+		    count_of(plan, "INDEX message_date (date>? AND date<?)") +
+		            count_of(plan,
+		                "INDEX message_nopatch_date (date>? AND "
+		                "date<?)") +
+		            count_of(
+		                plan, "INDEX event_time (time>? AND time<?)") +
+		            count_of(plan,
+		                "INDEX checks_time (time>? AND time<?)") !=
+		        8)
+			fail_msg("%s:\n%s", sql_text(events[i]), plan);
+	}
+	for (i = 0; i < 2; i++) {
+		plan_of(st, people[i], plan, sizeof(plan));
+		if (strcmp(plan,
+		        "^SCAN ps\n^SEARCH m USING INTEGER PRIMARY KEY "
+		        "(rowid=?)\n") != 0)
+			fail_msg("%s:\n%s", sql_text(people[i]), plan);
+	}
+	store_close(st);
+}
+
+static void
+add_sender(struct store *st, const char *msgid, const char *name,
+    const char *email, int64_t *id)
+{
+	struct store_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = MAIL_REPLY;
+	m.msgid = msgid;
+	m.from_name = name;
+	m.from_email = email;
+	m.subject = "s";
+	assert_int_equal(store_msg_add(st, &m, NULL, "x", 1, id), ERR_OK);
+}
+
+/* The people of f as "row name <email>;...". */
+static const char *
+people_of(struct store *st, struct arena *a, const char *order, const char *q,
+    size_t offset, size_t limit)
+{
+	static char out[512];
+	struct store_pw_filter f;
+	struct store_pw_mail *v = NULL;
+	size_t n = 0, i, k = 0;
+
+	memset(&f, 0, sizeof(f));
+	f.order = order;
+	f.q = q;
+	f.offset = offset;
+	f.limit = limit;
+	assert_int_equal(store_pw_people(st, a, &f, &v, &n, NULL), ERR_OK);
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		k += (size_t)snprintf(out + k, sizeof(out) - k, "%lld %s <%s>;",
+		    (long long)v[i].row, v[i].from_name, v[i].from_email);
+	return out;
+}
+
+/*
+ * A person is an address, any case, under the row and name of their
+ * first mail: kept as mail comes in, made from the mails there are
+ * when a database migrates to 11, and found by q in any of their mails.
+ */
+static void
+test_people_first_mail(void **state)
+{
+	static const char *const want =
+	    "1 Ann <ann@example.org>;3 Bob <bob@example.net>;";
+	struct arena *a = arena_new();
+	struct store *st;
+	char file[160];
+	int64_t id;
+
+	(void)state;
+	snprintf(file, sizeof(file), "%s/people.db", dir);
+	assert_int_equal(store_open(file, STORE_CREATE, &st), ERR_OK);
+	assert_int_equal(store_begin(st), ERR_OK);
+	add_sender(st, "1@x", "Ann", "ann@example.org", &id);
+	assert_int_equal(id, 1);
+	add_sender(st, "2@x", "Ann Other", "ANN@Example.org", &id);
+	add_sender(st, "3@x", "Bob", "bob@example.net", &id);
+	add_sender(st, "4@x", "", "", &id);
+	add_sender(st, "5@x", "Robert", "bob@example.net", &id);
+	assert_int_equal(store_commit(st), ERR_OK);
+	assert_string_equal(people_of(st, a, NULL, NULL, 0, 0), want);
+	assert_string_equal(people_of(st, a, "-id", NULL, 0, 0),
+	    "3 Bob <bob@example.net>;1 Ann <ann@example.org>;");
+	assert_string_equal(
+	    people_of(st, a, NULL, NULL, 1, 1), "3 Bob <bob@example.net>;");
+	/* A search reads every mail: Robert is Bob's second. */
+	assert_string_equal(people_of(st, a, NULL, "robert", 0, 0),
+	    "5 Robert <bob@example.net>;");
+	assert_string_equal(people_of(st, a, "-id", "example", 0, 0),
+	    "3 Bob <bob@example.net>;1 Ann <ann@example.org>;");
+	store_close(st);
+	/* Migrating to 11 makes the people of the mails there are. */
+	sqlite3_close(raw_exec(NULL, file,
+	    "DROP TABLE person;"
+	    "DROP INDEX message_date; DROP INDEX message_nopatch_date;"
+	    "DROP INDEX event_time;"
+	    "DROP INDEX checks_time; DROP INDEX series_cover;"
+	    "PRAGMA user_version=10;"));
+	assert_int_equal(store_open(file, STORE_RW, &st), ERR_OK);
+	assert_string_equal(people_of(st, a, NULL, NULL, 0, 0), want);
+	store_close(st);
+	arena_free(a);
 }
 
 static void
@@ -542,6 +713,8 @@ main(void)
 		cmocka_unit_test(test_cache_limit),
 		cmocka_unit_test(test_tree_round_trip),
 		cmocka_unit_test(test_per_patch_statements_use_indexes),
+		cmocka_unit_test(test_pw_pages_use_indexes),
+		cmocka_unit_test(test_people_first_mail),
 		cmocka_unit_test(test_trailer_once),
 		cmocka_unit_test(test_rollback_only_after_begin),
 		cmocka_unit_test(test_bulk_load_closes_into_db),

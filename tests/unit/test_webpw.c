@@ -584,6 +584,120 @@ test_events(void **state)
 	json_decref(get_json("/api/1.2/events/?category=nothing", 400, NULL));
 }
 
+/* The events of path as "id@date" lines, and how many. */
+static size_t
+event_lines(const char *path, struct buf *out)
+{
+	json_t *j = get_json(path, 200, NULL);
+	size_t i, n = json_array_size(j);
+
+	buf_reset(out);
+	for (i = 0; i < n; i++) {
+		json_t *e = json_array_get(j, i);
+
+		buf_addf(out, "%lld@%s\n", (long long)int_of(e, "id"),
+		    str_of(e, "date"));
+	}
+	json_decref(j);
+	return n;
+}
+
+/*
+ * The events are read a page at a time from the indexes of their rows
+ * (migration 11): the same events, in the same order, as one list, page
+ * by page, backwards with order=date, and cut by since and before where
+ * the whole list says.  A complete series is dated by its last patch.
+ */
+static void
+test_events_pages(void **state)
+{
+	struct buf all = BUF_INIT, part = BUF_INIT, pages = BUF_INIT;
+	char path[256], mid[32];
+	const char *line, *at, *cut;
+	json_t *j, *p;
+	size_t n, k, page;
+	int64_t last = 0;
+
+	(void)state;
+	n = event_lines("/api/1.2/events/?per_page=250", &all);
+	assert_true(n > 20 && n < 250);
+	/* Newest first, the greater id first on the same date. */
+	for (line = all.p, at = NULL; *line; line = strchr(line, '\n') + 1) {
+		const char *date = strchr(line, '@') + 1;
+		long long id = atoll(line);
+		int c;
+
+		if (at) {
+			c = strncmp(date, at, 19);
+			assert_true(c < 0 || (c == 0 && id < last));
+		}
+		at = date;
+		last = id;
+	}
+	last = 0;
+	/* Page by page. */
+	for (page = 1;; page++) {
+		snprintf(path, sizeof(path),
+		    "/api/1.2/events/?per_page=4&page=%zu", page);
+		k = event_lines(path, &part);
+		buf_add(&pages, part.p, part.n);
+		if (k < 4)
+			break;
+	}
+	assert_string_equal(buf_cstr(&pages), buf_cstr(&all));
+	/* Oldest first is the same list backwards. */
+	k = event_lines("/api/1.2/events/?per_page=250&order=date", &part);
+	assert_int_equal(k, n);
+	buf_reset(&pages);
+	for (k = part.n; k > 0;) {
+		size_t end = k, start;
+
+		for (start = end - 1; start > 0 && part.p[start - 1] != '\n';
+		     start--)
+			;
+		buf_add(&pages, part.p + start, end - start);
+		k = start;
+	}
+	assert_string_equal(buf_cstr(&pages), buf_cstr(&all));
+	/* since and before cut the list at a date in its middle: at or
+	 * after it the lines before the first older one, strictly before
+	 * it the rest. */
+	line = all.p;
+	for (k = 0; k < n / 2; k++)
+		line = strchr(line, '\n') + 1;
+	at = strchr(line, '@') + 1;
+	snprintf(mid, sizeof(mid), "%.*s", (int)(strchr(at, '\n') - at), at);
+	for (cut = all.p; *cut; cut = strchr(cut, '\n') + 1)
+		if (strncmp(strchr(cut, '@') + 1, mid, strlen(mid)) < 0)
+			break;
+	snprintf(
+	    path, sizeof(path), "/api/1.2/events/?per_page=250&since=%s", mid);
+	event_lines(path, &part);
+	assert_int_equal(part.n, (size_t)(cut - all.p));
+	assert_memory_equal(part.p, all.p, part.n);
+	snprintf(
+	    path, sizeof(path), "/api/1.2/events/?per_page=250&before=%s", mid);
+	event_lines(path, &part);
+	assert_string_equal(buf_cstr(&part), cut);
+	/* Series 2 (three patches) was complete at its last patch. */
+	j = get_json(
+	    "/api/1.2/events/?category=series-completed&series=2", 200, NULL);
+	assert_int_equal(json_array_size(j), 1);
+	for (k = 4; k <= 6; k++) {
+		snprintf(path, sizeof(path), "/api/1.2/patches/%zu/", k);
+		p = get_json(path, 200, NULL);
+		if (last == 0 || strcmp(str_of(p, "date"), mid) > 0)
+			snprintf(mid, sizeof(mid), "%s", str_of(p, "date"));
+		last = 1;
+		json_decref(p);
+	}
+	assert_string_equal(str_of(json_array_get(j, 0), "date"), mid);
+	json_decref(j);
+	buf_free(&all);
+	buf_free(&part);
+	buf_free(&pages);
+}
+
 /* The stored mail and its thread, as public-inbox serves them. */
 static void
 test_inbox(void **state)
@@ -943,6 +1057,7 @@ main(void)
 		cmocka_unit_test(test_series_shape),
 		cmocka_unit_test(test_comments_people),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_events_pages),
 		cmocka_unit_test(test_inbox),
 		cmocka_unit_test(test_downloads),
 		cmocka_unit_test(test_form),
