@@ -77,6 +77,21 @@
 	                " p.id AND e.kind = 'merged' ORDER BY e.id DESC "      \
 	                "LIMIT 1), s.title,"                                   \
 	                " s.date"
+#define PW_PATCH_FROM                                                          \
+	"patch p JOIN series s ON s.id = p.series_id"                          \
+	" JOIN message m ON m.id = p.message_id"                               \
+	" LEFT JOIN project pr ON pr.id = p.project_id"
+/* A series as patchwork's API shows it, with what it is read from. */
+#define PW_SERIES_COLS                                                         \
+	"s.id, s.contribution_id, coalesce(s.project_id, 0),"                  \
+	" coalesce(pr.name, ''), s.title, s.date, s.first_id,"                 \
+	" s.submitter_name, s.submitter_email, s.version, s.expected,"         \
+	" s.received, coalesce(s.cover_id, 0), c.msgid, c.date"                \
+	" FROM series s LEFT JOIN project pr ON pr.id = s.project_id"          \
+	" LEFT JOIN message c ON c.id = s.cover_id"
+#define PW_CHECK_COLS                                                          \
+	"k.id, coalesce(k.patch_id, 0), k.series_id, k.context, k.state,"      \
+	" k.url, k.summary, k.reporter, k.time FROM checks k"
 /* Since and before are patchwork's: at or after, strictly before. */
 #define PW_WHEN(col)                                                           \
 	" AND (:since IS NULL OR " col                                         \
@@ -574,55 +589,44 @@ static const char *const text[SQL_COUNT] = {
 	 * message row; a person is a row of a mail they sent. */
 	[SQL_PW_PROJECTS] = "SELECT id, name FROM project ORDER BY name",
 	[SQL_PW_PATCHES] =
-	    "SELECT " PW_PATCH_COLS " FROM patch p"
-	    " JOIN series s ON s.id = p.series_id"
-	    " JOIN message m ON m.id = p.message_id"
-	    " LEFT JOIN project pr ON pr.id = p.project_id"
+	    "SELECT " PW_PATCH_COLS " FROM " PW_PATCH_FROM
 	    " WHERE (:id = 0 OR p.id = :id)"
 	    " AND (:project = 0 OR p.project_id = :project)"
 	    " AND (:series = 0 OR p.series_id = :series)"
-	    " AND (:current = 0 OR " PATCH_CURRENT(
-	        "p") ")"
-	             " AND (:states IS NULL OR instr(:states, ',' || " PW_STATE(
-	                 "p.state", "p.queue",
-	                 "p.reason") " || ',') > 0)"
-	                             " AND (:submitters IS NULL OR "
-	                             "instr(:submitters, ',' ||"
-	                             " lower(m.from_email) || ',') > 0)"
-	                             " AND (:q IS NULL OR "
-	                             "instr(lower(p.title), lower(:q)) > 0)"
-	                             " AND (:msgid IS NULL OR m.msgid = :msgid)"
-	                             " AND (:hash IS NULL OR p.patch_id = "
-	                             "lower(:hash))"
-	                             " AND :none = 0" PW_WHEN(
-	                                 "m.date") " ORDER BY CASE WHEN :order "
-	                                           "= 'number' THEN p.number "
-	                                           "END,"
-	                                           " CASE WHEN :order = 'id' "
-	                                           "THEN p.id END,"
-	                                           " CASE WHEN :order = '-id' "
-	                                           "THEN p.id END DESC,"
-	                                           " CASE WHEN :order = 'name' "
-	                                           "THEN p.title END,"
-	                                           " CASE WHEN :order = "
-	                                           "'-name' THEN p.title END "
-	                                           "DESC,"
-	                                           " CASE WHEN :order = "
-	                                           "'-date' THEN m.date END "
-	                                           "DESC,"
-	                                           " CASE WHEN :order = "
-	                                           "'-date' THEN p.id END "
-	                                           "DESC, m.date, p.id"
-	                                           " LIMIT :limit OFFSET "
-	                                           ":offset",
+	    " AND (:states IS NULL OR instr(:states, ',' || " PW_STATE(
+	        "p.state", "p.queue",
+	        "p.reason") " || ',') > 0)"
+	                    " AND (:submitters IS NULL OR "
+	                    "instr(:submitters, ',' ||"
+	                    " lower(m.from_email) || ',') > 0)"
+	                    " AND (:q IS NULL OR "
+	                    "instr(lower(p.title), lower(:q)) > 0)"
+	                    " AND (:msgid IS NULL OR m.msgid = :msgid)"
+	                    " AND (:hash IS NULL OR p.patch_id = "
+	                    "lower(:hash))"
+	                    " AND :none = 0" PW_WHEN(
+	                        "m.date") " ORDER BY CASE WHEN :order "
+	                                  "= 'number' THEN p.number "
+	                                  "END,"
+	                                  " CASE WHEN :order = 'id' "
+	                                  "THEN p.id END,"
+	                                  " CASE WHEN :order = '-id' "
+	                                  "THEN p.id END DESC,"
+	                                  " CASE WHEN :order = 'name' "
+	                                  "THEN p.title END,"
+	                                  " CASE WHEN :order = "
+	                                  "'-name' THEN p.title END "
+	                                  "DESC,"
+	                                  " CASE WHEN :order = "
+	                                  "'-date' THEN m.date END "
+	                                  "DESC,"
+	                                  " CASE WHEN :order = "
+	                                  "'-date' THEN p.id END "
+	                                  "DESC, m.date, p.id"
+	                                  " LIMIT :limit OFFSET "
+	                                  ":offset",
 	[SQL_PW_SERIES] =
-	    "SELECT s.id, s.contribution_id, coalesce(s.project_id, 0),"
-	    " coalesce(pr.name, ''), s.title, s.date, s.first_id,"
-	    " s.submitter_name, s.submitter_email, s.version, s.expected,"
-	    " s.received, coalesce(s.cover_id, 0), c.msgid, c.date"
-	    " FROM series s LEFT JOIN project pr ON pr.id = s.project_id"
-	    " LEFT JOIN message c ON c.id = s.cover_id"
-	    " WHERE (:id = 0 OR s.id = :id)"
+	    "SELECT " PW_SERIES_COLS " WHERE (:id = 0 OR s.id = :id)"
 	    " AND (:project = 0 OR s.project_id = :project)"
 	    " AND (:cover = 0 OR s.cover_id IS NOT NULL)"
 	    " AND (:cover_row = 0 OR s.cover_id = :cover_row)"
@@ -639,6 +643,25 @@ static const char *const text[SQL_COUNT] = {
 	                  " CASE WHEN :order = '-date' THEN s.id END DESC, "
 	                  "s.date, s.id"
 	                  " LIMIT :limit OFFSET :offset",
+	/* One patch, one series (by its row or its cover letter's), a
+	 * series' patches, one check and one reply, by key: each event,
+	 * comment and patch or series in a list looks theirs up, and the
+	 * lists' filters are no key (the planner cannot know which is set,
+	 * and reads every row). */
+	[SQL_PW_PATCH_GET] =
+	    "SELECT " PW_PATCH_COLS " FROM " PW_PATCH_FROM " WHERE p.id = :id",
+	[SQL_PW_SERIES_GET] =
+	    "SELECT " PW_SERIES_COLS " WHERE s.id = :id OR s.cover_id = :cover",
+	/* The patches a series counts, by number (a series in a list). */
+	[SQL_PW_SERIES_PATCHES] =
+	    "SELECT " PW_PATCH_COLS " FROM " PW_PATCH_FROM
+	    " WHERE p.series_id = :series AND " PATCH_CURRENT(
+	        "p") " ORDER BY p.number, m.date, p.id",
+	[SQL_PW_CHECK] = "SELECT " PW_CHECK_COLS " WHERE k.id = :id",
+	[SQL_PW_COMMENT] =
+	    "SELECT m.id, m.msgid, m.date, m.subject, m.from_name,"
+	    " m.from_email FROM message m WHERE m.id = :id"
+	    " AND m.kind NOT IN ('patch', 'cover') AND (m.flags & 2) = 0",
 	/* The replies about a patch, or (patch 0) about a whole series:
 	 * what patchwork calls comments. */
 	[SQL_PW_COMMENTS] =
@@ -666,8 +689,7 @@ static const char *const text[SQL_COUNT] = {
 	                  " WHERE id = :id AND from_email != ''",
 	/* A patch's checks, and those of its whole series. */
 	[SQL_PW_CHECKS] =
-	    "SELECT k.id, coalesce(k.patch_id, 0), k.series_id, k.context,"
-	    " k.state, k.url, k.summary, k.reporter, k.time FROM checks k"
+	    "SELECT " PW_CHECK_COLS
 	    " WHERE (k.patch_id = :patch OR (k.patch_id IS NULL AND"
 	    " k.series_id = :series)) AND (:id = 0 OR k.id = :id)"
 	    " AND (:state IS NULL OR k.state = :state)"

@@ -107,7 +107,6 @@ store_pw_patches(struct store *st, struct arena *a,
 	db_bind_int(s, ":id", f->id);
 	db_bind_int(s, ":project", f->project);
 	db_bind_int(s, ":series", f->series);
-	db_bind_int(s, ":current", f->current);
 	db_bind_text(s, ":states", f->states);
 	db_bind_text(s, ":submitters", f->submitters);
 	db_bind_text(s, ":q", f->q && *f->q ? f->q : NULL);
@@ -119,6 +118,16 @@ store_pw_patches(struct store *st, struct arena *a,
 	bind_page(s, f);
 	return page(
 	    st, a, s, f, sizeof(**out), patch_row, (void **)out, n, more);
+}
+
+enum err
+store_pw_patch_get(
+    struct store *st, struct arena *a, int64_t id, struct store_pw_patch *out)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PW_PATCH_GET);
+
+	db_bind_int(s, ":id", id);
+	return db_one(st, a, s, sizeof(*out), patch_row, out, "patch");
 }
 
 static void
@@ -165,6 +174,27 @@ store_pw_series(struct store *st, struct arena *a,
 	    st, a, s, f, sizeof(**out), series_row, (void **)out, n, more);
 }
 
+enum err
+store_pw_series_get(struct store *st, struct arena *a, int64_t id,
+    int64_t cover, struct store_pw_series *out)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PW_SERIES_GET);
+
+	db_bind_int(s, ":id", id);
+	db_bind_int(s, ":cover", cover);
+	return db_one(st, a, s, sizeof(*out), series_row, out, "series");
+}
+
+enum err
+store_pw_series_patches(struct store *st, struct arena *a, int64_t series,
+    struct store_pw_patch **out, size_t *n)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PW_SERIES_PATCHES);
+
+	db_bind_int(s, ":series", series);
+	return db_rows(st, a, s, sizeof(**out), patch_row, (void **)out, n);
+}
+
 static void
 mail_row(struct arena *a, sqlite3_stmt *s, void *p)
 {
@@ -190,6 +220,16 @@ store_pw_comments(struct store *st, struct arena *a, int64_t series,
 	bind_page(s, f);
 	return page(
 	    st, a, s, f, sizeof(**out), mail_row, (void **)out, n, more);
+}
+
+enum err
+store_pw_comment(
+    struct store *st, struct arena *a, int64_t row, struct store_pw_mail *out)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PW_COMMENT);
+
+	db_bind_int(s, ":id", row);
+	return db_one(st, a, s, sizeof(*out), mail_row, out, "comment");
 }
 
 static void
@@ -270,6 +310,16 @@ store_pw_checks(struct store *st, struct arena *a, int64_t patch,
 	bind_page(s, f);
 	return page(
 	    st, a, s, f, sizeof(**out), check_row, (void **)out, n, more);
+}
+
+enum err
+store_pw_check(
+    struct store *st, struct arena *a, int64_t id, struct store_check *out)
+{
+	sqlite3_stmt *s = db_stmt(st, SQL_PW_CHECK);
+
+	db_bind_int(s, ":id", id);
+	return db_one(st, a, s, sizeof(*out), check_row, out, "check");
 }
 
 static void

@@ -27,7 +27,6 @@ struct store_pw_filter {
 	int64_t patch; /* events: about this patch; 0: any */
 	int64_t cover; /* series: with this cover letter; events: about it */
 	bool with_cover; /* series: only those with a cover letter */
-	bool current; /* patches: only those their series counts */
 	bool none; /* a filter nothing matches (archived=true, delegate=) */
 	const char *states; /* patches: ",new,accepted,"; NULL: any */
 	/* ",a@example.org,b@example.org,": by any of these addresses,
@@ -129,6 +128,17 @@ enum err store_pw_patches(struct store *st, struct arena *a,
 enum err store_pw_series(struct store *st, struct arena *a,
     const struct store_pw_filter *f, struct store_pw_series **out, size_t *n,
     bool *more);
+/* One row by its key (a patch; a series by its row or, id 0, by its
+ * cover letter's; a reply by its message row); ERR_NOTFOUND. */
+enum err store_pw_patch_get(
+    struct store *st, struct arena *a, int64_t id, struct store_pw_patch *out);
+enum err store_pw_series_get(struct store *st, struct arena *a, int64_t id,
+    int64_t cover, struct store_pw_series *out);
+/* The patches series counts (no older copy of a number), by number. */
+enum err store_pw_series_patches(struct store *st, struct arena *a,
+    int64_t series, struct store_pw_patch **out, size_t *n);
+enum err store_pw_comment(
+    struct store *st, struct arena *a, int64_t row, struct store_pw_mail *out);
 /* The replies about patch (of series), or about the whole series when
  * patch is 0, oldest first. */
 enum err store_pw_comments(struct store *st, struct arena *a, int64_t series,
@@ -145,6 +155,9 @@ enum err store_pw_person(
 enum err store_pw_checks(struct store *st, struct arena *a, int64_t patch,
     int64_t series, const struct store_pw_filter *f, struct store_check **out,
     size_t *n, bool *more);
+/* One check by its row; ERR_NOTFOUND. */
+enum err store_pw_check(
+    struct store *st, struct arena *a, int64_t id, struct store_check *out);
 /* Events, newest first unless f->order is "date". */
 enum err store_pw_events(struct store *st, struct arena *a,
     const struct store_pw_filter *f, struct store_pw_event **out, size_t *n,

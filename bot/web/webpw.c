@@ -610,10 +610,25 @@ series_filter(struct pw *pw, struct ask *a)
 	return common(pw, &a->f, &a->l);
 }
 
+/* The result of reading one row into a list of at most one. */
+static enum err
+one_row(enum err e, size_t *n)
+{
+	*n = e == ERR_OK;
+	return e == ERR_NOTFOUND ? ERR_OK : e;
+}
+
+/* series/ID/ by its row, covers/ID/ by its cover letter's: by key. */
 static enum err
 series_read(struct pw *pw, struct ask *a)
 {
-	return store_pw_series(pw->st, pw->a, &a->f, &a->s, &a->n, &a->more);
+	if (!a->one)
+		return store_pw_series(
+		    pw->st, pw->a, &a->f, &a->s, &a->n, &a->more);
+	a->s = arena_alloc(pw->a, sizeof(*a->s));
+	return one_row(
+	    webpw_get_series(pw, a->f.cover ? 0 : a->f.id, a->f.cover, a->s),
+	    &a->n);
 }
 
 static enum err
@@ -650,7 +665,11 @@ patches_filter(struct pw *pw, struct ask *a)
 static enum err
 patches_read(struct pw *pw, struct ask *a)
 {
-	return store_pw_patches(pw->st, pw->a, &a->f, &a->p, &a->n, &a->more);
+	if (!a->one)
+		return store_pw_patches(
+		    pw->st, pw->a, &a->f, &a->p, &a->n, &a->more);
+	a->p = arena_alloc(pw->a, sizeof(*a->p));
+	return one_row(webpw_get_patch(pw, a->f.id, a->p), &a->n);
 }
 
 static enum err

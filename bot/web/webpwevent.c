@@ -100,27 +100,6 @@ comment_embed(struct pw *pw, struct json *j, const struct store_pw_mail *m,
 	json_obj_end(j);
 }
 
-/* The reply of a comment event. */
-static enum err
-comment_of(
-    struct pw *pw, const struct store_pw_event *e, struct store_pw_mail *m)
-{
-	struct store_pw_mail *v = NULL;
-	struct store_pw_filter f;
-	size_t n = 0, i;
-	enum err x;
-
-	memset(&f, 0, sizeof(f));
-	x = store_pw_comments(
-	    pw->st, pw->a, e->series_id, e->patch_id, &f, &v, &n, NULL);
-	for (i = 0; i < n && x == ERR_OK; i++)
-		if (v[i].row == e->comment_row) {
-			*m = v[i];
-			return ERR_OK;
-		}
-	return x == ERR_OK ? ERR_NOTFOUND : x;
-}
-
 /* The payload of event e; ERR_NOTFOUND when there is none to show (a
  * state change that patchwork's states do not see). */
 static enum err
@@ -129,10 +108,8 @@ payload(struct pw *pw, struct json *j, const struct store_pw_event *e)
 	struct store_pw_series s;
 	struct store_pw_patch p;
 	struct store_pw_mail m;
-	struct store_check *k = NULL;
-	struct store_pw_filter f;
+	struct store_check k;
 	const char *prev = NULL, *cur = NULL;
-	size_t n = 0;
 	enum err x = ERR_OK;
 
 	memset(&s, 0, sizeof(s));
@@ -149,16 +126,10 @@ payload(struct pw *pw, struct json *j, const struct store_pw_event *e)
 		if (x == ERR_OK && strcmp(prev, cur) == 0)
 			x = ERR_NOTFOUND;
 	}
-	if (x == ERR_OK && e->check_id) {
-		memset(&f, 0, sizeof(f));
-		f.id = e->check_id;
-		x = store_pw_checks(
-		    pw->st, pw->a, p.id, p.series_id, &f, &k, &n, NULL);
-		if (x == ERR_OK && n == 0)
-			x = ERR_NOTFOUND;
-	}
+	if (x == ERR_OK && e->check_id)
+		x = store_pw_check(pw->st, pw->a, e->check_id, &k);
 	if (x == ERR_OK && e->comment_row)
-		x = comment_of(pw, e, &m);
+		x = store_pw_comment(pw->st, pw->a, e->comment_row, &m);
 	if (x != ERR_OK)
 		return x;
 	json_key(j, "payload");
@@ -183,9 +154,9 @@ payload(struct pw *pw, struct json *j, const struct store_pw_event *e)
 		json_str(j, cur);
 	}
 	if (e->check_id) {
-		k[0].patch_id = p.id;
+		k.patch_id = p.id;
 		json_key(j, "check");
-		webpw_check(pw, j, &k[0], true);
+		webpw_check(pw, j, &k, true);
 	}
 	if (e->comment_row) {
 		json_key(j, "comment");

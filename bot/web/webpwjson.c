@@ -593,17 +593,15 @@ webpw_patch(
     struct pw *pw, struct json *j, const struct store_pw_patch *p, bool detail)
 {
 	const char *page = webpw_page(pw, "patch", p->project, p->msgid);
-	struct store_pw_series *s = NULL;
-	struct store_pw_filter f;
+	struct store_pw_series s;
 	const char *check;
 	struct mail m;
-	size_t n = 0;
-	enum err e;
+	bool in_series;
+	enum err e = webpw_get_series(pw, p->series_id, 0, &s);
 
-	memset(&f, 0, sizeof(f));
-	f.id = p->series_id;
-	if ((e = store_pw_series(pw->st, pw->a, &f, &s, &n, NULL)) != ERR_OK ||
-	    (e = combined_check(pw, p, &check)) != ERR_OK)
+	if ((in_series = e == ERR_OK) || e == ERR_NOTFOUND)
+		e = combined_check(pw, p, &check);
+	if (e != ERR_OK)
 		return e;
 	if (detail && (e = parsed(pw, p->message_row, &m)) != ERR_OK)
 		return e;
@@ -631,8 +629,8 @@ webpw_patch(
 	key_str(j, "mbox", arena_printf(pw->a, "%smbox/", page));
 	json_key(j, "series");
 	json_arr_begin(j);
-	if (n)
-		webpw_series_embed(pw, j, &s[0]);
+	if (in_series)
+		webpw_series_embed(pw, j, &s);
 	json_arr_end(j);
 	key_url(pw, j, "comments", "patches", p->id, "comments/");
 	key_str(j, "check", check);
@@ -677,15 +675,10 @@ enum err
 webpw_series(struct pw *pw, struct json *j, const struct store_pw_series *s)
 {
 	struct store_pw_patch *p = NULL;
-	struct store_pw_filter f;
 	size_t n = 0, i;
-	enum err e;
+	enum err e = store_pw_series_patches(pw->st, pw->a, s->id, &p, &n);
 
-	memset(&f, 0, sizeof(f));
-	f.series = s->id;
-	f.current = true;
-	f.order = "number";
-	if ((e = store_pw_patches(pw->st, pw->a, &f, &p, &n, NULL)) != ERR_OK)
+	if (e != ERR_OK)
 		return e;
 	json_obj_begin(j);
 	key_int(j, "id", s->id);
@@ -818,21 +811,12 @@ webpw_first_series(
 enum err
 webpw_get_patch(struct pw *pw, int64_t id, struct store_pw_patch *p)
 {
-	struct store_pw_filter f;
-
-	memset(&f, 0, sizeof(f));
-	f.id = id;
-	return webpw_first_patch(pw, &f, p);
+	return store_pw_patch_get(pw->st, pw->a, id, p);
 }
 
 enum err
 webpw_get_series(
     struct pw *pw, int64_t id, int64_t cover, struct store_pw_series *s)
 {
-	struct store_pw_filter f;
-
-	memset(&f, 0, sizeof(f));
-	f.id = id;
-	f.cover = cover;
-	return webpw_first_series(pw, &f, s);
+	return store_pw_series_get(pw->st, pw->a, id, cover, s);
 }

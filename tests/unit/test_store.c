@@ -141,7 +141,9 @@ test_per_patch_statements_use_indexes(void **state)
 {
 	static const enum sql_id ids[] = { SQL_PATCH_GET, SQL_SERIES_GET,
 		SQL_MSG_GET, SQL_RAW_GET, SQL_STAGE_FOLDED,
-		SQL_READ_TRAILERS_OF, SQL_PROMOTE_MARK };
+		SQL_READ_TRAILERS_OF, SQL_PROMOTE_MARK, SQL_PW_PATCH_GET,
+		SQL_PW_SERIES_GET, SQL_PW_SERIES_PATCHES, SQL_PW_CHECK,
+		SQL_PW_COMMENT, SQL_PW_PERSON };
 	struct store *st;
 	char q[2048];
 	size_t i;

@@ -698,6 +698,79 @@ test_events_pages(void **state)
 	buf_free(&pages);
 }
 
+/* Whether the comments at path hold one with id and msgid. */
+static bool
+has_comment(const char *path, int64_t id, const char *msgid)
+{
+	json_t *j = get_json(path, 200, NULL);
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < json_array_size(j) && !found; i++) {
+		json_t *c = json_array_get(j, i);
+
+		found = int_of(c, "id") == id &&
+		    strcmp(str_of(c, "msgid"), msgid) == 0;
+	}
+	json_decref(j);
+	return found;
+}
+
+/*
+ * Each event's payload is its own rows, each read by its key: the reply
+ * of a comment event is one of the comments of its patch or cover
+ * letter, the patch and series those the event names.
+ */
+static void
+test_event_payloads(void **state)
+{
+	json_t *j, *e, *pl, *c, *p, *s;
+	char path[128];
+	size_t i, comments = 0;
+
+	(void)state;
+	j = get_json("/api/1.2/events/?per_page=250", 200, NULL);
+	for (i = 0; i < json_array_size(j); i++) {
+		e = json_array_get(j, i);
+		pl = json_object_get(e, "payload");
+		p = json_object_get(pl, "patch");
+		s = json_object_get(pl, "series");
+		if (p) {
+			snprintf(path, sizeof(path), "/api/1.2/patches/%lld/",
+			    (long long)int_of(p, "id"));
+			json_decref(get_json(path, 200, NULL));
+		}
+		if (s && strcmp(str_of(e, "category"), "series-created") == 0)
+			assert_int_equal(int_of(s, "version") > 0, 1);
+		if ((c = json_object_get(pl, "comment")) == NULL)
+			continue;
+		comments++;
+		if (p)
+			snprintf(path, sizeof(path),
+			    "/api/1.2/patches/%lld/comments/",
+			    (long long)int_of(p, "id"));
+		else
+			snprintf(path, sizeof(path),
+			    "/api/1.2/covers/%lld/comments/",
+			    (long long)int_of(
+			        json_object_get(pl, "cover"), "id"));
+		assert_true(
+		    has_comment(path, int_of(c, "id"), str_of(c, "msgid")));
+		assert_non_null(strstr(str_of(c, "web_url"), "#"));
+	}
+	/* The demo's replies to a patch or a cover letter. */
+	assert_int_equal(comments, 7);
+	json_decref(j);
+	/* One object by its key; none under a key of another kind. */
+	j = get_json("/api/1.2/covers/8/", 200, NULL);
+	assert_int_equal(
+	    int_of(json_array_get(json_object_get(j, "series"), 0), "id"), 2);
+	json_decref(j);
+	json_decref(get_json("/api/1.2/series/99/", 404, NULL));
+	json_decref(get_json("/api/1.2/patches/99/comments/", 404, NULL));
+	json_decref(get_json("/api/1.2/covers/2/comments/", 404, NULL));
+}
+
 /* The stored mail and its thread, as public-inbox serves them. */
 static void
 test_inbox(void **state)
@@ -951,10 +1024,19 @@ test_checks(void **state)
 	j = get_json("/api/1.2/patches/7/checks/?context=ci-spell", 200, NULL);
 	assert_int_equal(json_array_size(j), 1);
 	json_decref(j);
+	/* Each check's event, newest first, names it (read by its key). */
 	j = get_json("/api/1.2/events/?category=check-created", 200, NULL);
 	assert_int_equal(json_array_size(j), 2);
-	assert_non_null(json_object_get(
-	    json_object_get(json_array_get(j, 0), "payload"), "check"));
+	c = json_object_get(
+	    json_object_get(json_array_get(j, 0), "payload"), "check");
+	assert_int_equal(int_of(c, "id"), 2);
+	assert_string_equal(str_of(c, "context"), "ci-spell");
+	assert_string_equal(
+	    str_of(c, "url"), "http://yard.test/api/1.2/patches/7/checks/2/");
+	c = json_object_get(
+	    json_object_get(json_array_get(j, 1), "payload"), "check");
+	assert_int_equal(int_of(c, "id"), 1);
+	assert_string_equal(str_of(c, "state"), "success");
 	json_decref(j);
 }
 
@@ -1058,6 +1140,7 @@ main(void)
 		cmocka_unit_test(test_comments_people),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_events_pages),
+		cmocka_unit_test(test_event_payloads),
 		cmocka_unit_test(test_inbox),
 		cmocka_unit_test(test_downloads),
 		cmocka_unit_test(test_form),
