@@ -505,34 +505,72 @@ webpw_check(
 	json_obj_end(j);
 }
 
-/* The header fields of a mail as an object; a name given more than once
- * has the list of its values. */
+/* FNV-1a of a field name, ASCII case folded. */
+static uint32_t
+name_hash(struct str name)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < name.n; i++)
+		h = (h ^ (unsigned char)ascii_tolower(name.p[i])) * 16777619u;
+	return h;
+}
+
+/*
+ * The header fields of a mail as an object, as patchwork's API has
+ * them: a name given more than once has the list of its values, at the
+ * place of its first field (names compared ASCII case folded, the first
+ * spelling kept).  Linear in the fields (a mail may have 1,000, a page
+ * 250 mails): each field finds the first of its name in an open hash
+ * table, and the first chains the others in order.
+ */
 static void
 headers(struct pw *pw, struct json *j, const struct hdr *h)
 {
-	size_t i, k, count;
+	size_t size = 16, mask, i, k, *slot, *next, *last, *count;
 
-	json_obj_begin(j);
+	while (size < 2 * h->n)
+		size *= 2;
+	mask = size - 1;
+	slot = arena_zalloc(pw->a, size * sizeof(*slot)); /* first + 1 */
+	next = arena_alloc(pw->a, (h->n + 1) * sizeof(*next));
+	last = arena_alloc(pw->a, (h->n + 1) * sizeof(*last));
+	count = arena_zalloc(pw->a, (h->n + 1) * sizeof(*count));
 	for (i = 0; i < h->n; i++) {
 		const struct str name = h->f[i].name;
-		bool seen = false;
 
-		for (k = 0; k < i && !seen; k++)
-			seen = str_ieq(h->f[k].name, name);
-		if (seen)
+		next[i] = SIZE_MAX;
+		for (k = name_hash(name) & mask;
+		     slot[k] && !str_ieq(h->f[slot[k] - 1].name, name);
+		     k = (k + 1) & mask)
+			;
+		if (slot[k] == 0) { /* the first of its name */
+			slot[k] = i + 1;
+			last[i] = i;
+			count[i] = 1;
+		} else {
+			size_t first = slot[k] - 1;
+
+			next[last[first]] = i;
+			last[first] = i;
+			count[first]++;
+		}
+	}
+	json_obj_begin(j);
+	for (i = 0; i < h->n; i++) {
+		if (count[i] == 0)
 			continue;
-		for (count = 0, k = i; k < h->n; k++)
-			count += str_ieq(h->f[k].name, name);
-		json_key(j, arena_strndup(pw->a, name.p, name.n));
-		if (count > 1)
+		json_key(
+		    j, arena_strndup(pw->a, h->f[i].name.p, h->f[i].name.n));
+		if (count[i] > 1)
 			json_arr_begin(j);
-		for (k = i; k < h->n; k++)
-			if (str_ieq(h->f[k].name, name)) {
-				struct str v = hdr_unfold(pw->a, h->f[k].value);
+		for (k = i; k != SIZE_MAX; k = next[k]) {
+			struct str v = hdr_unfold(pw->a, h->f[k].value);
 
-				json_strn(j, v.p, v.n);
-			}
-		if (count > 1)
+			json_strn(j, v.p, v.n);
+		}
+		if (count[i] > 1)
 			json_arr_end(j);
 	}
 	json_obj_end(j);

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "bot/web/webpriv.h"
+#include "parsers/mail.h"
 #include "storage/store_msg.h"
 #include "util/timeutil.h"
 #include "webtest.h"
@@ -1127,6 +1128,119 @@ test_update(void **state)
 	web_resp_free(&rs);
 }
 
+/* Store raw (a mail to the frob list) as `patchyard ingest` would. */
+static void
+add_mail(const char *raw)
+{
+	struct ingest *in = ingest_new(w.st, &w.conf);
+	struct arena *a = arena_new();
+	struct ingest_proof proof;
+	enum ingest_result res;
+	struct mail_opts o;
+	struct mail m;
+	int64_t pid;
+
+	ingest_mail_opts(in, &o);
+	mail_parse(a, raw, strlen(raw), &o, &m);
+	ingest_prove(in, a, raw, strlen(raw), &m, &proof);
+	assert_int_equal(store_begin(w.st), ERR_OK);
+	assert_int_equal(ingest_project(in, "frob", &m, &pid), ERR_OK);
+	assert_int_equal(
+	    ingest_mail(in, raw, strlen(raw), &m, &proof, pid, &res), ERR_OK);
+	assert_int_equal(store_commit(w.st), ERR_OK);
+	ingest_free(in);
+	arena_free(a);
+}
+
+/*
+ * A comment's headers as patchwork has them: one key per name, at its
+ * first field, whatever the case of the others, with the list of its
+ * values when given more than once, each unfolded; hundreds of fields
+ * of many names, as long mails carry.
+ */
+static void
+test_headers(void **state)
+{
+	static const char *const first[] = { "From", "To", "Received",
+		"Subject", "X-Tag", "X-Folded" };
+	static const char *const last[] = { "Date", "Message-ID", "In-Reply-To",
+		"References" };
+	struct buf raw = BUF_INIT;
+	const char *key;
+	struct web_resp rs;
+	json_t *j, *c = NULL, *h, *v;
+	json_error_t e;
+	size_t i, pos = 0;
+
+	(void)state;
+	buf_adds(&raw,
+	    "From: Tom <tom@example.com>\n"
+	    "To: frob@lists.example.org\n"
+	    "Received: from a\n"
+	    "Subject: Re: [PATCH v2 3/3] frob: drop the old lookup helper\n"
+	    "X-Tag: one\n"
+	    "received: from b\n"
+	    "X-Folded: first\n  second\n");
+	for (i = 0; i < 400; i++)
+		buf_addf(&raw, "X-Field-%zu: value %zu\n", i, i);
+	buf_adds(&raw,
+	    "RECEIVED: from c\n"
+	    "x-tag: two\n"
+	    "Date: Thu, 05 Nov 2026 12:00:00 +0000\n"
+	    "Message-ID: <hdr.tom@example.com>\n"
+	    "In-Reply-To: <20261105090000.2000-3-ada@example.org>\n"
+	    "References: <20261105090000.2000-3-ada@example.org>\n"
+	    "\n"
+	    "Looks fine.\n");
+	add_mail(buf_cstr(&raw));
+	req(&rs, "GET", "/api/1.2/patches/6/comments/?per_page=250", NULL, NULL,
+	    NULL);
+	assert_int_equal(rs.status, 200);
+	j = json_loadb(rs.body.p, rs.body.n, 0, &e);
+	assert_non_null(j);
+	for (i = 0; i < json_array_size(j); i++)
+		if (strcmp(str_of(json_array_get(j, i), "msgid"),
+		        "<hdr.tom@example.com>") == 0)
+			c = json_array_get(j, i);
+	assert_non_null(c);
+	h = json_object_get(c, "headers");
+	/* From, To, Received, Subject, X-Tag, X-Folded, the 400, Date,
+	 * Message-ID, In-Reply-To, References. */
+	assert_int_equal(json_object_size(h), 6 + 400 + 4);
+	v = json_object_get(h, "Received");
+	assert_int_equal(json_array_size(v), 3);
+	assert_string_equal(json_string_value(json_array_get(v, 0)), "from a");
+	assert_string_equal(json_string_value(json_array_get(v, 1)), "from b");
+	assert_string_equal(json_string_value(json_array_get(v, 2)), "from c");
+	assert_null(json_object_get(h, "received"));
+	v = json_object_get(h, "X-Tag");
+	assert_int_equal(json_array_size(v), 2);
+	assert_string_equal(json_string_value(json_array_get(v, 1)), "two");
+	assert_string_equal(str_of(h, "X-Folded"), "first second");
+	assert_string_equal(str_of(h, "X-Field-399"), "value 399");
+	assert_string_equal(str_of(h, "Subject"),
+	    "Re: [PATCH v2 3/3] frob: drop the old lookup helper");
+	/* In the order of their first fields, as the mail has them
+	 * (jansson keeps the order of an object's keys). */
+	json_object_foreach(h, key, v)
+	{
+		char want[32];
+
+		if (pos < 6)
+			snprintf(want, sizeof(want), "%s", first[pos]);
+		else if (pos < 406)
+			snprintf(want, sizeof(want), "X-Field-%zu", pos - 6);
+		else
+			snprintf(want, sizeof(want), "%s", last[pos - 406]);
+		assert_string_equal(key, want);
+		pos++;
+	}
+	assert_int_equal(pos, 410);
+	json_decref(j);
+	web_resp_free(&rs);
+	buf_free(&raw);
+}
+
 int
 main(void)
 {
@@ -1147,6 +1261,7 @@ main(void)
 		/* These two write: last. */
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_update),
+		cmocka_unit_test(test_headers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
