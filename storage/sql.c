@@ -707,11 +707,16 @@ static const char *const text[SQL_COUNT] = {
 	    " WHERE patch_id = :patch AND id <= :upto AND kind IN ('staged',"
 	    " 'updated', 'graduated', 'merged', 'dropped', 'state',"
 	    " 'superseded', 'withdrawn') ORDER BY id",
-	/* Every mail of a contribution, all its versions and replies: the
-	 * thread of public-inbox's t.mbox.gz. */
+	/* Every mail of a contribution, all its versions and replies, or
+	 * of one series, with its size: the thread of public-inbox's
+	 * t.mbox.gz. */
 	[SQL_PW_THREAD] =
-	    "SELECT m.id FROM message m JOIN series s ON s.id = m.series_id"
+	    "SELECT m.id, m.size FROM message m"
+	    " JOIN series s ON s.id = m.series_id"
 	    " WHERE s.contribution_id = :contribution ORDER BY m.date, m.id",
+	[SQL_PW_SERIES_THREAD] = "SELECT m.id, m.size FROM message m"
+	                         " WHERE m.series_id = :series"
+	                         " ORDER BY m.date, m.id",
 	[SQL_PW_STATE] = "SELECT " PW_STATE(":state", ":queue", ":reason"),
 	[SQL_SOURCE_REPORT] =
 	    "INSERT INTO source_state(name, kind, last_error, error_time,"

@@ -129,6 +129,7 @@ enum sql_id {
 	SQL_PW_EVENTS_ASC,
 	SQL_PW_HISTORY,
 	SQL_PW_THREAD,
+	SQL_PW_SERIES_THREAD,
 	SQL_PW_STATE,
 	/* the daemon and status */
 	SQL_SOURCE_REPORT,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "storage/db.h"
+#include "util/xalloc.h"
 
 /* The paging and ordering every list shares. */
 static void
@@ -399,14 +400,48 @@ store_pw_history(struct store *st, struct arena *a, int64_t patch, int64_t upto,
 	return e;
 }
 
-enum err
-store_pw_thread(
-    struct store *st, int64_t contribution, int64_t **rows, size_t *n)
-{
-	sqlite3_stmt *s = db_stmt(st, SQL_PW_THREAD);
+struct thread_row {
+	int64_t id;
+	uint64_t size;
+};
 
-	db_bind_int(s, ":contribution", contribution);
-	return db_ids(st, s, rows, n, "thread");
+static void
+thread_row(struct arena *a, sqlite3_stmt *s, void *p)
+{
+	struct thread_row *v = p;
+
+	(void)a;
+	v->id = db_col_int(s, 0);
+	v->size = (uint64_t)db_col_int(s, 1);
+}
+
+enum err
+store_pw_thread(struct store *st, int64_t contribution, int64_t series,
+    int64_t **rows, size_t *n, uint64_t *bytes)
+{
+	sqlite3_stmt *s =
+	    db_stmt(st, series ? SQL_PW_SERIES_THREAD : SQL_PW_THREAD);
+	struct arena *a = arena_new();
+	struct thread_row *v = NULL;
+	size_t i;
+	enum err e;
+
+	if (series)
+		db_bind_int(s, ":series", series);
+	else
+		db_bind_int(s, ":contribution", contribution);
+	e = db_rows(st, a, s, sizeof(*v), thread_row, (void **)&v, n);
+	*rows = NULL;
+	*bytes = 0;
+	if (e == ERR_OK) {
+		*rows = xmalloc((*n + 1) * sizeof(**rows));
+		for (i = 0; i < *n; i++) {
+			(*rows)[i] = v[i].id;
+			*bytes += v[i].size;
+		}
+	}
+	arena_free(a);
+	return e;
 }
 
 enum err

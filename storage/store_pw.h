@@ -166,9 +166,11 @@ enum err store_pw_events(struct store *st, struct arena *a,
  * kinds and details, oldest first. */
 enum err store_pw_history(struct store *st, struct arena *a, int64_t patch,
     int64_t upto, enum model_event **kinds, const char ***details, size_t *n);
-/* The message rows of a contribution's mails, oldest first (malloc'd). */
-enum err store_pw_thread(
-    struct store *st, int64_t contribution, int64_t **rows, size_t *n);
+/* The message rows of a contribution's mails, or (series not 0) of one
+ * series' mails, oldest first (malloc'd), and how many bytes they are
+ * as stored. */
+enum err store_pw_thread(struct store *st, int64_t contribution, int64_t series,
+    int64_t **rows, size_t *n, uint64_t *bytes);
 /* patchwork's state for ours, as the lists filter it (for the tests
  * that hold bot/web/'s mapping to it). */
 enum err store_pw_state(struct store *st, struct arena *a, const char *state,

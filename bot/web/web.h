@@ -46,6 +46,15 @@
 /* What the pages compute once and keep in memory (interdiffs): their
  * inputs never change, so only room bounds it. */
 #define WEB_MEMO_BYTES (32u * 1024 * 1024)
+/*
+ * The mails of one t.mbox.gz (bot/web/webinbox.c), as stored, before
+ * gzip: the answer is built in memory, then kept by serve's cache.  A
+ * long-lived contribution of a busy list -- every version and every
+ * reply, a few thousand mails of 8 KB on average (the kernel list's) --
+ * is 20 to 50 MB; this is a few times that, and twice the largest mail
+ * stored (LIMIT_MAIL_STORE).
+ */
+#define WEB_MAX_THREAD (128u * 1024 * 1024)
 /* Page sizes of the API, as docs/DESIGN.md §9 says. */
 #define WEB_PER_PAGE 50
 #define WEB_MAX_PER_PAGE 500

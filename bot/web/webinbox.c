@@ -24,6 +24,7 @@
 #include "bot/source/mboxout.h"
 #include "bot/web/webpriv.h"
 #include "bot/workflow/am.h"
+#include "parsers/limits.h"
 #include "parsers/mail.h"
 #include "parsers/msgid.h"
 #include "storage/store_msg.h"
@@ -139,36 +140,82 @@ raw(struct web *w, struct store *st, const struct web_req *rq,
 	}
 }
 
-/* Every mail of the thread of id, as public-inbox's t.mbox.gz. */
+_Static_assert(
+    WEB_MAX_THREAD >= LIMIT_MAIL_STORE, "t.mbox.gz sends any one mail stored");
+
+/* The thread is more than the server sends at once. */
+static void
+too_large(struct web *w, const struct web_req *rq, struct web_resp *rs,
+    uint64_t bytes)
+{
+	struct arena *a = arena_new();
+
+	buf_reset(&rs->body);
+	webpage_error(w, rq, rs, 403, "Thread too large",
+	    arena_printf(a,
+	        "The mails of this thread are %" PRIu64 " MB, more than the "
+	        "%" PRIu64 " MB this server sends as one t.mbox.gz.  Each "
+	        "mail is at /m/MESSAGE-ID/raw.",
+	        (bytes + (1u << 20) - 1) >> 20, w->max_thread >> 20));
+	arena_free(a);
+}
+
+/*
+ * Every mail of the thread of id, as public-inbox's t.mbox.gz.  Our
+ * thread is the contribution, every version and reply, when its mails
+ * come to at most w->max_thread bytes (WEB_MAX_THREAD: the answer is
+ * built in memory); else the series of id, its version and the replies
+ * to it, which is what public-inbox calls the thread when each version
+ * starts one, and all that b4 am needs of it; else a 403 that says
+ * why: a refusal that asking again does not change (b4 prints the
+ * status), never a thread cut short.
+ *
+ * A mail over a limit (stored whole, marked, never parsed) is a mail of
+ * the thread all the same: public-inbox serves every mail it holds, b4
+ * reads each with a parser of its own, and leaving one out would cut
+ * the thread silently.  Only one within LIMIT_MAIL_SIZE can be in a
+ * contribution (the References of a larger one are not read, so it is
+ * never placed), and the bound counts it like any other.
+ */
 static void
 thread(struct web *w, struct store *st, const struct web_req *rq,
     struct web_resp *rs, struct arena *a, const char *id)
 {
-	struct mboxout *mo = mboxout_new(&rs->body, true);
-	int64_t cid = 0, sid = 0, pid = 0, *rows = NULL, one;
+	struct mboxout *mo = NULL;
+	int64_t cid = 0, sid = 0, pid = 0, *rows = NULL;
+	uint64_t bytes = 0;
 	struct store_msg m;
 	size_t n = 0, i;
 	enum err e =
 	    id ? store_read_msgid(st, id, &cid, &sid, &pid) : ERR_NOTFOUND;
 
 	if (e == ERR_OK) {
-		e = store_pw_thread(st, cid, &rows, &n);
+		e = store_pw_thread(st, cid, 0, &rows, &n, &bytes);
+		if (e == ERR_OK && bytes > w->max_thread && sid) {
+			free(rows);
+			e = store_pw_thread(st, cid, sid, &rows, &n, &bytes);
+		}
 	} else if (e == ERR_NOTFOUND && id &&
 	    (e = store_msg_find(st, a, id, &m)) == ERR_OK) {
-		/* A mail of no contribution is a thread of its own. */
-		one = m.id;
+		/* A mail of no contribution is a thread of its own, and any
+		 * one mail is within the bound (the assertion above). */
 		rows = xmalloc(sizeof(*rows));
-		rows[0] = one;
+		rows[0] = m.id;
 		n = 1;
 	}
+	if (e == ERR_OK && bytes > w->max_thread) {
+		free(rows);
+		too_large(w, rq, rs, bytes);
+		return;
+	}
+	mo = mboxout_new(&rs->body, true);
 	for (i = 0; i < n && e == ERR_OK; i++) {
 		struct arena *ma = arena_new();
-		const char *bytes;
+		const char *raw;
 		size_t len;
 
-		if ((e = store_msg_raw(st, ma, rows[i], &bytes, &len)) ==
-		    ERR_OK)
-			e = mboxout_add(mo, bytes, len);
+		if ((e = store_msg_raw(st, ma, rows[i], &raw, &len)) == ERR_OK)
+			e = mboxout_add(mo, raw, len);
 		arena_free(ma);
 	}
 	if (e == ERR_OK)

@@ -42,6 +42,7 @@ struct web {
 	size_t css_len;
 	struct web_token *tokens;
 	size_t ntokens;
+	uint64_t max_thread; /* WEB_MAX_THREAD; the tests lower it */
 };
 
 /* The compiled-in templates/web/ files (scripts/embed-templates). */

@@ -68,6 +68,7 @@ web_new(const struct config *conf)
 
 	w->conf = conf;
 	w->memo = webmemo_new(WEB_MEMO_BYTES);
+	w->max_thread = WEB_MAX_THREAD;
 	w->page[WEB_PAGE_LIST] = load("list", true);
 	w->page[WEB_PAGE_CONTRIB] = load("contrib", true);
 	w->page[WEB_PAGE_ERROR] = load("error", true);

@@ -16,6 +16,7 @@
 #include <zlib.h>
 
 #include "bot/web/webpriv.h"
+#include "parsers/limits.h"
 #include "parsers/mail.h"
 #include "storage/store_msg.h"
 #include "util/timeutil.h"
@@ -772,6 +773,84 @@ test_event_payloads(void **state)
 	json_decref(get_json("/api/1.2/covers/2/comments/", 404, NULL));
 }
 
+/* The mails of a t.mbox.gz answer: how many, and whether one is a
+ * mail of contribution 1's first version (a Message-ID of "1000-"). */
+static size_t
+mbox_mails(const struct web_resp *rs, bool *v1)
+{
+	static unsigned char out[1 << 17];
+	size_t k, n, mails = 0;
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	assert_int_equal(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)rs->body.p;
+	z.avail_in = (uInt)rs->body.n;
+	z.next_out = out;
+	z.avail_out = (uInt)sizeof(out) - 1;
+	assert_int_equal(inflate(&z, Z_FINISH), Z_STREAM_END);
+	n = z.total_out;
+	inflateEnd(&z);
+	out[n] = '\0';
+	for (k = 0; k + 14 <= n; k++)
+		if ((k == 0 || out[k - 1] == '\n') &&
+		    memcmp(out + k, "From mboxrd@z ", 14) == 0)
+			mails++;
+	*v1 = strstr((char *)out, "Message-ID: <20261103100000.1000-") != NULL;
+	return mails;
+}
+
+/*
+ * A thread larger than the server sends at once (WEB_MAX_THREAD, here
+ * lowered) is the series of the mail asked for, its version and the
+ * replies to it, when that is within the bound: what b4 am needs.  A
+ * series larger still is refused with a 403 that says why, never cut.
+ */
+static void
+test_inbox_bound(void **state)
+{
+	const char *url = "/m/20261105090000.2000-2-ada@example.org/t.mbox.gz";
+	struct web_resp rs;
+	uint64_t bound = web->max_thread, whole, series;
+	int64_t *rows;
+	size_t all, n;
+	bool v1;
+
+	(void)state;
+	/* Contribution 1 and its v2, series 2 (patch 5's). */
+	assert_int_equal(
+	    store_pw_thread(w.st, 1, 0, &rows, &all, &whole), ERR_OK);
+	free(rows);
+	assert_int_equal(
+	    store_pw_thread(w.st, 1, 2, &rows, &n, &series), ERR_OK);
+	free(rows);
+	assert_true(n >= 4 && n < all && series < whole);
+	req(&rs, "GET", url, NULL, NULL, NULL);
+	assert_int_equal(rs.status, 200);
+	assert_int_equal(mbox_mails(&rs, &v1), all);
+	assert_true(v1);
+	web_resp_free(&rs);
+	/* The whole thread a byte over: the mails of v2. */
+	web->max_thread = whole - 1;
+	req(&rs, "GET", url, NULL, NULL, NULL);
+	assert_int_equal(rs.status, 200);
+	assert_string_equal(rs.type, "application/gzip");
+	assert_int_equal(mbox_mails(&rs, &v1), n);
+	assert_false(v1);
+	web_resp_free(&rs);
+	web->max_thread = series;
+	req(&rs, "GET", url, NULL, NULL, NULL);
+	assert_int_equal(rs.status, 200);
+	web_resp_free(&rs);
+	/* The series a byte over too: refused, and why. */
+	web->max_thread = series - 1;
+	req(&rs, "GET", url, NULL, NULL, NULL);
+	assert_int_equal(rs.status, 403);
+	assert_non_null(strstr(buf_cstr(&rs.body), "Thread too large"));
+	web_resp_free(&rs);
+	web->max_thread = bound;
+}
+
 /* The stored mail and its thread, as public-inbox serves them. */
 static void
 test_inbox(void **state)
@@ -1241,6 +1320,49 @@ test_headers(void **state)
 	buf_free(&raw);
 }
 
+/*
+ * A reply over a limit (here trailers: stored whole, marked, never
+ * parsed further) is a mail of its thread: t.mbox.gz holds it.
+ */
+static void
+test_inbox_overlimit(void **state)
+{
+	const char *url = "/m/20261105090000.2000-2-ada@example.org/t.mbox.gz";
+	struct buf raw = BUF_INIT;
+	struct web_resp rs;
+	struct store_msg m;
+	struct arena *a = arena_new();
+	size_t before, i;
+	bool v1;
+
+	(void)state;
+	req(&rs, "GET", url, NULL, NULL, NULL);
+	before = mbox_mails(&rs, &v1);
+	web_resp_free(&rs);
+	buf_adds(&raw,
+	    "From: Tom <tom@example.com>\n"
+	    "To: frob@lists.example.org\n"
+	    "Subject: Re: [PATCH v2 3/3] frob: drop the old lookup helper\n"
+	    "Date: Thu, 05 Nov 2026 13:00:00 +0000\n"
+	    "Message-ID: <many.tom@example.com>\n"
+	    "In-Reply-To: <20261105090000.2000-3-ada@example.org>\n"
+	    "References: <20261105090000.2000-3-ada@example.org>\n\n"
+	    "Everyone agrees.\n\n");
+	for (i = 0; i < LIMIT_TRAILERS + 10; i++)
+		buf_addf(
+		    &raw, "Acked-by: Person %zu <p%zu@example.org>\n", i, i);
+	add_mail(buf_cstr(&raw));
+	assert_int_equal(
+	    store_msg_find(w.st, a, "many.tom@example.com", &m), ERR_OK);
+	assert_true(m.flags & MAIL_F_OVERLIMIT);
+	req(&rs, "GET", url, NULL, NULL, NULL);
+	assert_int_equal(rs.status, 200);
+	assert_int_equal(mbox_mails(&rs, &v1), before + 1);
+	web_resp_free(&rs);
+	buf_free(&raw);
+	arena_free(a);
+}
+
 int
 main(void)
 {
@@ -1256,12 +1378,14 @@ main(void)
 		cmocka_unit_test(test_events_pages),
 		cmocka_unit_test(test_event_payloads),
 		cmocka_unit_test(test_inbox),
+		cmocka_unit_test(test_inbox_bound),
 		cmocka_unit_test(test_downloads),
 		cmocka_unit_test(test_form),
 		/* These two write: last. */
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_update),
 		cmocka_unit_test(test_headers),
+		cmocka_unit_test(test_inbox_overlimit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
