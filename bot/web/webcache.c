@@ -1,11 +1,15 @@
 /*
  * The server's answers, kept (bot/web/webcache.h): a table of
  * bot/web/weblru.h under one lock, with a condition variable for the
- * threads that wait for a page another one is building.
+ * threads that wait for a page another one is building.  The bodies
+ * are shared, counted: under the lock a thread only takes a reference,
+ * and copies the bytes out (a page may be megabytes) after letting go
+ * of it, so that no other request waits for the copy.
  */
 #include "bot/web/webcache.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,13 +22,19 @@
 #include "util/ascii.h"
 #include "util/xalloc.h"
 
+/* A body, shared by an entry and the threads sending it: the last one
+ * to let go of it frees it. */
+struct body {
+	atomic_size_t refs;
+	size_t n;
+	char *p; /* n bytes and a NUL, from xmalloc */
+};
+
 /* One kept answer. */
 struct answer {
 	const char *type; /* a string constant of the handlers */
-	char *body;
-	size_t n;
-	char *gz; /* NULL: not worth compressing */
-	size_t gzn;
+	struct body *body;
+	struct body *gz; /* NULL: not worth compressing */
 	char *link;
 	char *disposition;
 	char etag[20]; /* 16 hex digits of the body's SHA-1 */
@@ -58,17 +68,54 @@ entry_of(struct weblru_node *n)
 	return (struct entry *)n;
 }
 
+/* A body of the n bytes at *p, which it takes. */
+static struct body *
+body_new(char **p, size_t n)
+{
+	struct body *b = xmalloc(sizeof(*b));
+
+	atomic_init(&b->refs, 1);
+	b->n = n;
+	b->p = *p;
+	*p = NULL;
+	return b;
+}
+
+static struct body *
+body_ref(struct body *b)
+{
+	if (b)
+		atomic_fetch_add(&b->refs, 1);
+	return b;
+}
+
+static void
+body_unref(struct body *b)
+{
+	if (b && atomic_fetch_sub(&b->refs, 1) == 1) {
+		free(b->p);
+		free(b);
+	}
+}
+
+static size_t
+body_size(const struct body *b)
+{
+	return b ? b->n : 0;
+}
+
 static size_t
 cost(const struct entry *e)
 {
-	return sizeof(*e) + strlen(e->node.key) + e->an.n + e->an.gzn;
+	return sizeof(*e) + strlen(e->node.key) + body_size(e->an.body) +
+	    body_size(e->an.gz);
 }
 
 static void
 answer_free(struct answer *a)
 {
-	free(a->body);
-	free(a->gz);
+	body_unref(a->body);
+	body_unref(a->gz);
 	free(a->link);
 	free(a->disposition);
 	memset(a, 0, sizeof(*a));
@@ -195,19 +242,25 @@ make_answer(struct web_resp *rs, int64_t now, struct answer *an)
 	struct buf gz = BUF_INIT;
 	size_t i;
 
+	char *p;
+	size_t n;
+
 	memset(an, 0, sizeof(*an));
 	an->type = rs->type;
-	an->body = buf_detach(&rs->body, &an->n);
+	p = buf_detach(&rs->body, &n);
+	an->body = body_new(&p, n);
 	an->link = rs->link;
 	an->disposition = rs->disposition;
 	rs->link = rs->disposition = NULL;
-	patchid_sha1(an->body, an->n, sha);
+	patchid_sha1(an->body->p, n, sha);
 	for (i = 0; i < 8; i++)
 		snprintf(an->etag + 2 * i, 3, "%02x", sha[i]);
 	an->modified = now;
-	if (an->n >= WEB_GZIP_MIN && compressible(an->type) &&
-	    webgzip(an->body, an->n, &gz) == ERR_OK && gz.n < an->n)
-		an->gz = buf_detach(&gz, &an->gzn);
+	if (n >= WEB_GZIP_MIN && compressible(an->type) &&
+	    webgzip(an->body->p, n, &gz) == ERR_OK && gz.n < n) {
+		p = buf_detach(&gz, &n);
+		an->gz = body_new(&p, n);
+	}
 	buf_free(&gz);
 }
 
@@ -265,37 +318,16 @@ fresh(const struct web_req *rq, const struct answer *an)
 	    an->modified <= t;
 }
 
-static char *
-copy_bytes(const char *p, size_t n)
-{
-	char *c = xmalloc(n + 1);
-
-	memcpy(c, p, n);
-	c[n] = '\0';
-	return c;
-}
-
-/* A copy of from's headers, and of the one body rq will be sent (none
- * for a 304, the gzip one for a client that takes it). */
+/* from's headers, and its bodies shared (under the lock: no bytes are
+ * copied here). */
 static void
-copy_answer(
-    const struct web_req *rq, struct answer *to, const struct answer *from)
+share_answer(struct answer *to, const struct answer *from)
 {
 	*to = *from;
-	to->body = to->gz = NULL;
-	to->n = to->gzn = 0;
+	to->body = body_ref(from->body);
+	to->gz = body_ref(from->gz);
 	to->link = dup_or_null(from->link);
 	to->disposition = dup_or_null(from->disposition);
-	if (rq && fresh(rq, from))
-		return;
-	if (from->gz && (rq == NULL || rq->gzip)) {
-		to->gz = copy_bytes(from->gz, from->gzn);
-		to->gzn = from->gzn;
-	}
-	if (from->body && (rq == NULL || to->gz == NULL)) {
-		to->body = copy_bytes(from->body, from->n);
-		to->n = from->n;
-	}
 }
 
 /* The etag as a header value: quoted, "-gz" for the gzip body. */
@@ -308,15 +340,25 @@ etag_value(const struct answer *an, bool gz)
 	return xstrdup(v);
 }
 
-/* The bytes p[0..n) (NUL-terminated, from xmalloc) as a buf. */
+/* Body b as buf out, outside the lock: its bytes when no one else
+ * holds it (no one can take it then: only the table hands it out), else
+ * a copy. */
 static void
-give(struct buf *b, char **p, size_t n)
+body_out(struct buf *out, struct body *b)
 {
-	b->p = *p;
-	b->n = n;
-	b->cap = n + 1;
-	b->max = 0;
-	*p = NULL;
+	char *p = b->p;
+
+	if (atomic_load(&b->refs) == 1) {
+		b->p = NULL;
+	} else {
+		p = xmalloc(b->n + 1);
+		memcpy(p, b->p, b->n);
+		p[b->n] = '\0';
+	}
+	out->p = p;
+	out->n = b->n;
+	out->cap = b->n + 1;
+	out->max = 0;
 }
 
 /* rs from an answer: 304, gzip or the body; an is used up. */
@@ -337,12 +379,9 @@ respond(const struct web_req *rq, struct answer *an, struct web_resp *rs)
 		rs->status = 304;
 	} else {
 		rs->status = 200;
-		if (gz) {
+		if (gz)
 			rs->encoding = "gzip";
-			give(&rs->body, &an->gz, an->gzn);
-		} else {
-			give(&rs->body, &an->body, an->n);
-		}
+		body_out(&rs->body, gz ? an->gz : an->body);
 	}
 	answer_free(an);
 }
@@ -363,7 +402,7 @@ claim(struct webcache *c, const struct web_req *rq, const char *key,
 		if (e && e->ok && e->gen == gen && rq->now >= e->born &&
 		    rq->now - e->born < c->ttl) {
 			weblru_use(&c->t, &e->node);
-			copy_answer(rq, an, &e->an);
+			share_answer(an, &e->an);
 			return true;
 		}
 		if (e == NULL || e->builders == 0 || e->busy_gen != gen)
@@ -396,7 +435,7 @@ keep(struct webcache *c, struct entry *e, bool kept, struct answer *an,
 			an->modified = e->an.modified;
 		c->bytes -= cost(e);
 		old = e->an;
-		copy_answer(NULL, &e->an, an);
+		share_answer(&e->an, an);
 		e->ok = true;
 		e->gen = gen;
 		e->born = now;
