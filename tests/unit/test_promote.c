@@ -48,16 +48,6 @@ setup(void **state)
 	return r;
 }
 
-static int
-teardown(void **state)
-{
-	struct wt *f = *state;
-
-	wt_close(f);
-	free(f);
-	return 0;
-}
-
 /* A lone patch by Ada to file, staged by Mia; its Message-ID. */
 static const char *
 staged(struct wt *f, const char *file)
@@ -631,47 +621,47 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hold_words),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_days, setup, teardown, POLICY(2, 1, false)),
+		    test_days, setup, wt_teardown, POLICY(2, 1, false)),
 		cmocka_unit_test_prestate_setup_teardown(test_require_test,
-		    setup, teardown,
+		    setup, wt_teardown,
 		    POLICY(0, 0, true) "[test]\n\tcommand = make check\n"),
+		cmocka_unit_test_prestate_setup_teardown(test_failing_check,
+		    setup, wt_teardown, POLICY(0, 0, false)),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_failing_check, setup, teardown, POLICY(0, 0, false)),
-		cmocka_unit_test_prestate_setup_teardown(
-		    test_require_test_without_command, setup, teardown,
+		    test_require_test_without_command, setup, wt_teardown,
 		    POLICY(0, 0, true)),
 		cmocka_unit_test_prestate_setup_teardown(test_reviews, setup,
-		    teardown,
+		    wt_teardown,
 		    POLICY(0, 2, false) "[mailmap]\n\talias = "
 		                        "<ada@example.org> "
 		                        "<ada@work.example.com>\n"),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_nack, setup, teardown, POLICY(0, 1, false)),
+		    test_nack, setup, wt_teardown, POLICY(0, 1, false)),
 		cmocka_unit_test_prestate_setup_teardown(test_changes_requested,
-		    setup, teardown, POLICY(0, 0, false)),
+		    setup, wt_teardown, POLICY(0, 0, false)),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_changes_before_staging, setup, teardown,
+		    test_changes_before_staging, setup, wt_teardown,
 		    POLICY(0, 0, false)),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_changes_then_staged, setup, teardown,
+		    test_changes_then_staged, setup, wt_teardown,
 		    POLICY(0, 0, false)),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_changes_then_staged_in_place, setup, teardown,
+		    test_changes_then_staged_in_place, setup, wt_teardown,
 		    POLICY(0, 0, false)),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_conflict, setup, teardown, POLICY(0, 0, false)),
-		cmocka_unit_test_prestate_setup_teardown(
-		    test_series_together, setup, teardown, POLICY(0, 1, false)),
+		    test_conflict, setup, wt_teardown, POLICY(0, 0, false)),
+		cmocka_unit_test_prestate_setup_teardown(test_series_together,
+		    setup, wt_teardown, POLICY(0, 1, false)),
 		cmocka_unit_test_prestate_setup_teardown(test_series_per_patch,
-		    setup, teardown,
+		    setup, wt_teardown,
 		    POLICY(0, 0, false) "[promote \"demo\"]\n\tmin-reviews = "
 		                        "1\n\tper-patch = true\n"),
 		cmocka_unit_test_prestate_setup_teardown(test_no_policy, setup,
-		    teardown,
+		    wt_teardown,
 		    "[project \"other\"]\n\tlist = other@lists.example.org\n"
 		    "[promote \"other\"]\n\tmin-days = 0\n"),
 		cmocka_unit_test_prestate_setup_teardown(
-		    test_auto, setup, teardown, POLICY(2, 1, false)),
+		    test_auto, setup, wt_teardown, POLICY(2, 1, false)),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,16 +60,6 @@ setup(void **state)
 	return 0;
 }
 
-static int
-teardown(void **state)
-{
-	struct wt *f = *state;
-
-	wt_close(f);
-	free(f);
-	return 0;
-}
-
 static int64_t
 project_id(struct wt *f, const char *name)
 {
@@ -674,7 +664,7 @@ static int
 teardown_git(void **state)
 {
 	gt_teardown(scratch);
-	return teardown(state);
+	return wt_teardown(state);
 }
 
 /*
@@ -777,22 +767,22 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-		    test_load_per_project, setup, teardown),
+		    test_load_per_project, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_load_follows_config, setup, teardown),
+		    test_load_follows_config, setup, wt_teardown),
 		cmocka_unit_test(test_ref),
 		cmocka_unit_test(test_merge_message),
-		cmocka_unit_test_setup_teardown(test_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_stage_and_drop_pull, setup, teardown),
+		    test_stage_and_drop_pull, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_pull_again, setup, teardown),
+		    test_pull_again, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_pull_refused, setup, teardown),
+		    test_pull_refused, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_not_a_pull, setup, teardown),
-		cmocka_unit_test_prestate_setup_teardown(
-		    test_no_staging, setup, teardown, (void *)conf_nostaging),
+		    test_not_a_pull, setup, wt_teardown),
+		cmocka_unit_test_prestate_setup_teardown(test_no_staging, setup,
+		    wt_teardown, (void *)conf_nostaging),
 		/* Last: it opens a repository, which starts libgit2, and the
 		 * pull requests above are refused as `patchyard ingest` does
 		 * it, with libgit2 not started (for..demo crashed there). */

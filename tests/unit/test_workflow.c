@@ -35,16 +35,6 @@ setup(void **state)
 	return 0;
 }
 
-static int
-teardown(void **state)
-{
-	struct wt *f = *state;
-
-	wt_close(f);
-	free(f);
-	return 0;
-}
-
 static void
 test_maintainer_stages_and_drops(void **state)
 {
@@ -220,20 +210,20 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(
-		    test_maintainer_stages_and_drops, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_paths, setup, teardown),
+		    test_maintainer_stages_and_drops, setup, wt_teardown),
+		cmocka_unit_test_setup_teardown(test_paths, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_authors_and_strangers, setup, teardown),
+		    test_authors_and_strangers, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_checks_only_from_ci, setup, teardown),
+		    test_checks_only_from_ci, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_reused_message_id, setup, teardown),
+		    test_reused_message_id, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_ack_recipients, setup, teardown),
+		    test_ack_recipients, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_claimed_review_does_not_count, setup, teardown),
+		    test_claimed_review_does_not_count, setup, wt_teardown),
 		cmocka_unit_test_setup_teardown(
-		    test_forward_needs_the_whole_project, setup, teardown),
+		    test_forward_needs_the_whole_project, setup, wt_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

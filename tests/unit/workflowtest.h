@@ -73,6 +73,17 @@ wt_close(struct wt *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* A cmocka teardown for a struct wt the setup allocated. */
+static inline int
+wt_teardown(void **state)
+{
+	struct wt *f = *state;
+
+	wt_close(f);
+	free(f);
+	return 0;
+}
+
 /*
  * Parse raw and ingest it into WT_PROJECT in the caller's transaction,
  * by road (NULL: an import's, which believes nothing and checks
