@@ -361,30 +361,6 @@ test_art_per_person(void **state)
 	arena_free(a);
 }
 
-/* Store one mail, as the MTA's pipe does. */
-static void
-ingest_text(const char *raw)
-{
-	struct arena *a = arena_new();
-	struct ingest *in = ingest_new(w.st, &w.conf);
-	struct ingest_proof proof;
-	struct mail_opts o;
-	struct mail m;
-	enum ingest_result res;
-	int64_t pid = 0;
-
-	ingest_mail_opts(in, &o);
-	mail_parse(a, raw, strlen(raw), &o, &m);
-	ingest_prove(in, a, raw, strlen(raw), &m, &proof);
-	assert_int_equal(store_begin(w.st), ERR_OK);
-	assert_int_equal(ingest_project(in, NULL, &m, &pid), ERR_OK);
-	assert_int_equal(
-	    ingest_mail(in, raw, strlen(raw), &m, &proof, pid, &res), ERR_OK);
-	assert_int_equal(store_commit(w.st), ERR_OK);
-	ingest_free(in);
-	arena_free(a);
-}
-
 /* `status` counts contributions by state as the list filters them,
  * an older copy of a patch sent again left out of both. */
 static void
@@ -396,23 +372,24 @@ test_status_agrees(void **state)
 	size_t i, total = 0;
 
 	(void)state;
-	ingest_text("From: Bob Builder <bob@example.net>\n"
-	            "Subject: [PATCH RESEND] README: fix a typo\n"
-	            "Message-ID: <resend.3000-1-bob@example.net>\n"
-	            "In-Reply-To: <20261106080000.3000-1-bob@example.net>\n"
-	            "References: <20261106080000.3000-1-bob@example.net>\n"
-	            "Date: Fri, 06 Nov 2026 09:00:00 +0000\n"
-	            "To: frob@lists.example.org\n\n"
-	            "teh -> the.\n\n"
-	            "Signed-off-by: Bob Builder <bob@example.net>\n"
-	            "---\n"
-	            "diff --git a/README b/README\n"
-	            "--- a/README\n"
-	            "+++ b/README\n"
-	            "@@ -1,2 +1,2 @@\n"
-	            " The frobnicator frobnicates widgets.\n"
-	            "-It is teh best.\n"
-	            "+It is the best.\n");
+	webtest_ingest(&w, NULL,
+	    "From: Bob Builder <bob@example.net>\n"
+	    "Subject: [PATCH RESEND] README: fix a typo\n"
+	    "Message-ID: <resend.3000-1-bob@example.net>\n"
+	    "In-Reply-To: <20261106080000.3000-1-bob@example.net>\n"
+	    "References: <20261106080000.3000-1-bob@example.net>\n"
+	    "Date: Fri, 06 Nov 2026 09:00:00 +0000\n"
+	    "To: frob@lists.example.org\n\n"
+	    "teh -> the.\n\n"
+	    "Signed-off-by: Bob Builder <bob@example.net>\n"
+	    "---\n"
+	    "diff --git a/README b/README\n"
+	    "--- a/README\n"
+	    "+++ b/README\n"
+	    "@@ -1,2 +1,2 @@\n"
+	    " The frobnicator frobnicates widgets.\n"
+	    "-It is teh best.\n"
+	    "+It is the best.\n");
 	assert_int_equal(store_status_read(w.st, a, time_now(), &stt), ERR_OK);
 	for (i = 0; i < stt.nstates; i++) {
 		struct store_summary *s = NULL;

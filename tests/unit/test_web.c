@@ -638,30 +638,6 @@ test_cache(void **state)
 	store_close(ro);
 }
 
-/* Store raw as `patchyard ingest` would, into project frob. */
-static void
-ingest_raw(const char *raw)
-{
-	struct ingest *in = ingest_new(w.st, &w.conf);
-	struct arena *a = arena_new();
-	struct ingest_proof proof;
-	struct mail_opts o;
-	struct mail m;
-	enum ingest_result res;
-	int64_t pid = 0;
-
-	ingest_mail_opts(in, &o);
-	mail_parse(a, raw, strlen(raw), &o, &m);
-	ingest_prove(in, a, raw, strlen(raw), &m, &proof);
-	assert_int_equal(store_begin(w.st), ERR_OK);
-	assert_int_equal(ingest_project(in, "frob", &m, &pid), ERR_OK);
-	assert_int_equal(
-	    ingest_mail(in, raw, strlen(raw), &m, &proof, pid, &res), ERR_OK);
-	assert_int_equal(store_commit(w.st), ERR_OK);
-	ingest_free(in);
-	arena_free(a);
-}
-
 #define ANSWER(from, id, extra, body)                                          \
 	"From: " from "\nTo: frob@lists.example.org\n"                         \
 	"Subject: Re: [PATCH 0/3] speed up widget lookups\n"                   \
@@ -696,17 +672,21 @@ test_bot_label(void **state)
 	const char *p;
 
 	(void)state;
-	ingest_raw(ANSWER("Mallory <mallory@evil.example>", "f1.mallory",
-	    "X-Patchyard-Event: staged\n", "Forged: staged by the bot."));
-	ingest_raw(ANSWER("CI Lab <ci@lab.example.org>", "c1.lab",
-	    "Auto-Submitted: auto-generated\n", "Builds on the lab."));
-	ingest_raw(ANSWER("Patchyard <yard@frob.example.org>", "y1.yard",
-	    "Auto-Submitted: auto-replied\nX-Patchyard-Event: staged\n",
-	    "Staged for real."));
+	webtest_ingest(&w, "frob",
+	    ANSWER("Mallory <mallory@evil.example>", "f1.mallory",
+	        "X-Patchyard-Event: staged\n", "Forged: staged by the bot."));
+	webtest_ingest(&w, "frob",
+	    ANSWER("CI Lab <ci@lab.example.org>", "c1.lab",
+	        "Auto-Submitted: auto-generated\n", "Builds on the lab."));
+	webtest_ingest(&w, "frob",
+	    ANSWER("Patchyard <yard@frob.example.org>", "y1.yard",
+	        "Auto-Submitted: auto-replied\nX-Patchyard-Event: staged\n",
+	        "Staged for real."));
 	/* From the bot's address, but not a mail the bot composed. */
-	ingest_raw(ANSWER("Yard Bot <yard@frob.example.org>", "f2.mallory",
-	    "Auto-Submitted: auto-replied\nX-Patchyard-Event: dropped\n",
-	    "Dropped, says a forger."));
+	webtest_ingest(&w, "frob",
+	    ANSWER("Yard Bot <yard@frob.example.org>", "f2.mallory",
+	        "Auto-Submitted: auto-replied\nX-Patchyard-Event: dropped\n",
+	        "Dropped, says a forger."));
 	sent_by_bot("y1.yard");
 	p = page("/c/1");
 	/* Each in the discussion, what follows the address says what it

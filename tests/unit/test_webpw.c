@@ -1207,30 +1207,6 @@ test_update(void **state)
 	web_resp_free(&rs);
 }
 
-/* Store raw (a mail to the frob list) as `patchyard ingest` would. */
-static void
-add_mail(const char *raw)
-{
-	struct ingest *in = ingest_new(w.st, &w.conf);
-	struct arena *a = arena_new();
-	struct ingest_proof proof;
-	enum ingest_result res;
-	struct mail_opts o;
-	struct mail m;
-	int64_t pid;
-
-	ingest_mail_opts(in, &o);
-	mail_parse(a, raw, strlen(raw), &o, &m);
-	ingest_prove(in, a, raw, strlen(raw), &m, &proof);
-	assert_int_equal(store_begin(w.st), ERR_OK);
-	assert_int_equal(ingest_project(in, "frob", &m, &pid), ERR_OK);
-	assert_int_equal(
-	    ingest_mail(in, raw, strlen(raw), &m, &proof, pid, &res), ERR_OK);
-	assert_int_equal(store_commit(w.st), ERR_OK);
-	ingest_free(in);
-	arena_free(a);
-}
-
 /*
  * A comment's headers as patchwork has them: one key per name, at its
  * first field, whatever the case of the others, with the list of its
@@ -1271,7 +1247,7 @@ test_headers(void **state)
 	    "References: <20261105090000.2000-3-ada@example.org>\n"
 	    "\n"
 	    "Looks fine.\n");
-	add_mail(buf_cstr(&raw));
+	webtest_ingest(&w, "frob", buf_cstr(&raw));
 	req(&rs, "GET", "/api/1.2/patches/6/comments/?per_page=250", NULL, NULL,
 	    NULL);
 	assert_int_equal(rs.status, 200);
@@ -1351,7 +1327,7 @@ test_inbox_overlimit(void **state)
 	for (i = 0; i < LIMIT_TRAILERS + 10; i++)
 		buf_addf(
 		    &raw, "Acked-by: Person %zu <p%zu@example.org>\n", i, i);
-	add_mail(buf_cstr(&raw));
+	webtest_ingest(&w, "frob", buf_cstr(&raw));
 	assert_int_equal(
 	    store_msg_find(w.st, a, "many.tom@example.com", &m), ERR_OK);
 	assert_true(m.flags & MAIL_F_OVERLIMIT);

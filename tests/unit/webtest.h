@@ -85,6 +85,33 @@ webtest_setup(struct webtest *w)
 	return 0;
 }
 
+/*
+ * Store raw as `patchyard ingest` does, into project (NULL: the one its
+ * list names), in a transaction of its own.  Needs <cmocka.h> first.
+ */
+static inline void
+webtest_ingest(struct webtest *w, const char *project, const char *raw)
+{
+	struct ingest *in = ingest_new(w->st, &w->conf);
+	struct arena *a = arena_new();
+	struct ingest_proof proof;
+	struct mail_opts o;
+	struct mail m;
+	enum ingest_result res;
+	int64_t pid = 0;
+
+	ingest_mail_opts(in, &o);
+	mail_parse(a, raw, strlen(raw), &o, &m);
+	ingest_prove(in, a, raw, strlen(raw), &m, &proof);
+	assert_int_equal(store_begin(w->st), ERR_OK);
+	assert_int_equal(ingest_project(in, project, &m, &pid), ERR_OK);
+	assert_int_equal(
+	    ingest_mail(in, raw, strlen(raw), &m, &proof, pid, &res), ERR_OK);
+	assert_int_equal(store_commit(w->st), ERR_OK);
+	ingest_free(in);
+	arena_free(a);
+}
+
 static inline int
 webtest_teardown(struct webtest *w)
 {
