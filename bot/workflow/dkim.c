@@ -27,6 +27,14 @@
  *   a shorter one passes, since only l= bytes are hashed and the library
  *   cannot say whether more followed: we measure the canonical body
  *   ourselves (canon_len()).
+ * - Its own DNS stub (dkim_res_query()) calls res_nquery() with the
+ *   resolver's defaults: 5 s a try, two tries a name server, whatever
+ *   DKIM_OPTS_TIMEOUT says (that timeout is only for asynchronous
+ *   resolvers).  glibc goes on waiting when a signal interrupts it, so a
+ *   SIGTERM waited for the whole of a lookup whose server did not answer.
+ *   We give the library our own stub (dns_start() and its fellows): the
+ *   same res_nquery() on a resolver state of ours, one try of DNS_TRY_S
+ *   seconds a name server.
  * - The key cache (DKIM_LIBFLAGS_CACHE, an in-memory BerkeleyDB) keeps a
  *   key for its DNS TTL and never shrinks by itself: dkim_flush_cache()
  *   drops the expired keys, and we drop the whole cache when that is not
@@ -34,10 +42,14 @@
  */
 #include "bot/workflow/dkim.h"
 
+#include <arpa/nameser.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <opendkim/dkim.h>
+#include <resolv.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +64,9 @@
 
 /* libopendkim's own default, for a timeout of 0. */
 #define DEFAULT_TIMEOUT 10
+/* Seconds a key's DNS query waits for a name server, once: what a stop
+ * (SIGTERM) may have to wait for a lookup in progress. */
+#define DNS_TRY_S 1
 
 /* The key cache: its size is looked at every CACHE_CHECK signatures
  * (BerkeleyDB counts its keys by walking them), and held under
@@ -80,6 +95,95 @@ enum rank {
 	RANK_OK,
 };
 
+/* ---- the DNS stub: res_nquery() on a state of our own ---- */
+
+/* A query's outcome, told by dns_wait(). */
+struct dns_q {
+	size_t len;
+	int error; /* DKIM_DNS_SUCCESS or DKIM_DNS_ERROR */
+};
+
+static int
+dns_init(void **srv)
+{
+	struct __res_state *rs = xcalloc(1, sizeof(*rs));
+
+	if (res_ninit(rs) != 0) {
+		free(rs);
+		return -1;
+	}
+	rs->retrans = DNS_TRY_S;
+	rs->retry = 1;
+	*srv = rs;
+	return 0;
+}
+
+static void
+dns_close(void *srv)
+{
+	if (srv != NULL) {
+		res_nclose(srv);
+		free(srv);
+	}
+}
+
+/*
+ * Ask, and wait for the answer here (the resolver is synchronous).  A
+ * name that does not exist, or has no record of the type, is answered
+ * as an NXDOMAIN header, so that the library tells "no key" from a
+ * failed lookup, as its own stub does.
+ */
+static int
+dns_start(void *srv, int type, unsigned char *query, unsigned char *buf,
+    size_t buflen, void **qh)
+{
+	struct dns_q *q = xcalloc(1, sizeof(*q));
+	int n = res_nquery(srv, (const char *)query, C_IN, type, buf,
+	    buflen > INT_MAX ? INT_MAX : (int)buflen);
+
+	q->error = DKIM_DNS_SUCCESS;
+	if (n >= 0) {
+		q->len = (size_t)n;
+	} else if ((h_errno == HOST_NOT_FOUND || h_errno == NO_DATA) &&
+	    buflen >= HFIXEDSZ) {
+		HEADER *h = (HEADER *)(void *)buf;
+
+		memset(buf, 0, HFIXEDSZ);
+		h->qr = 1;
+		h->rcode = NXDOMAIN;
+		q->len = HFIXEDSZ;
+	} else {
+		q->error = DKIM_DNS_ERROR;
+	}
+	*qh = q;
+	return 0;
+}
+
+static int
+dns_wait(void *srv, void *qh, struct timeval *to, size_t *bytes, int *error,
+    int *dnssec)
+{
+	const struct dns_q *q = qh;
+
+	(void)srv;
+	(void)to;
+	if (bytes != NULL)
+		*bytes = q->len;
+	if (error != NULL)
+		*error = q->error;
+	if (dnssec != NULL)
+		*dnssec = DKIM_DNSSEC_UNKNOWN;
+	return DKIM_DNS_SUCCESS;
+}
+
+static int
+dns_cancel(void *srv, void *qh)
+{
+	(void)srv;
+	free(qh);
+	return 0;
+}
+
 /* The library set up as v asks: keys from the file, or from DNS with a
  * timeout and a cache.  NULL (logged) when it fails. */
 static DKIM_LIB *
@@ -107,6 +211,11 @@ lib_open(const struct dkimv *v)
 
 		if (dkim_libfeature(lib, DKIM_FEATURE_QUERY_CACHE))
 			flags |= DKIM_LIBFLAGS_CACHE;
+		dkim_dns_set_init(lib, dns_init);
+		dkim_dns_set_close(lib, dns_close);
+		dkim_dns_set_query_start(lib, dns_start);
+		dkim_dns_set_query_waitreply(lib, dns_wait);
+		dkim_dns_set_query_cancel(lib, dns_cancel);
 		st = dkim_options(
 		    lib, DKIM_OP_SETOPT, DKIM_OPTS_TIMEOUT, &t, sizeof(t));
 	}

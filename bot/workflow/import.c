@@ -56,9 +56,6 @@ struct item {
 	struct ingest_proof proof; /* in a, when proven */
 	bool parsed; /* claimed items only: done, not being parsed */
 	bool proven; /* parsed items only: proof holds the verdict */
-	/* Claimed, not parsed: the reader waits for its proof (a DKIM key
-	 * from DNS), and the writer must not wait in a transaction. */
-	bool waits;
 };
 
 /*
@@ -205,10 +202,11 @@ read_one(struct queue *q, struct item *it)
 /*
  * With q->mu held and a raw item in the ring: parse the oldest, the lock
  * let go meanwhile.  The writer is woken when it is its next mail.  The
- * reader also judges it (ingest_prove()), outside any transaction; the
- * writer, which may hold one, leaves that to write_one().  A proof that
- * may wait for DNS is announced first (it->waits): the writer, should
- * it wait for this mail, commits its batch before.
+ * reader also judges it (ingest_prove()), outside any transaction, when
+ * that cannot wait for the network; a proof that may wait for DNS (a DKIM
+ * key) is left to the writer, which commits its batch first: a SIGTERM
+ * reaches the main thread and ends its wait, while the reader, which
+ * blocks signals, would hold the stop for the resolver's whole timeout.
  */
 static void
 parse_oldest(struct queue *q, bool prove)
@@ -219,24 +217,15 @@ parse_oldest(struct queue *q, bool prove)
 
 	it->parsed = false;
 	it->proven = false;
-	it->waits = false;
 	pthread_mutex_unlock(&q->mu);
 	arena_reset(it->a);
 	mail_parse(it->a, it->r.raw, it->r.n, &o, &it->m);
-	if (prove && ingest_proof_may_wait(q->in, &it->m)) {
-		pthread_mutex_lock(&q->mu);
-		it->waits = true;
-		if (i == q->head)
-			pthread_cond_signal(&q->not_empty);
-		pthread_mutex_unlock(&q->mu);
-	}
-	if (prove) {
+	if (prove && !ingest_proof_may_wait(q->in, &it->m)) {
 		ingest_prove(
 		    q->in, it->a, it->r.raw, it->r.n, &it->m, &it->proof);
 		it->proven = true;
 	}
 	pthread_mutex_lock(&q->mu);
-	it->waits = false;
 	it->parsed = true;
 	if (i == q->head)
 		pthread_cond_signal(&q->not_empty);
@@ -372,6 +361,29 @@ write_one(struct writer *w, struct item *it)
 
 /* The writer's side: each mail in order, parsing it first when the
  * reader has not. */
+/*
+ * Wait on c.  A writer that can be stopped wakes every tick to look at
+ * the stop flag: the signal sets it without waking a condition, and the
+ * reader may be waiting for DNS (a DKIM key) for seconds.
+ */
+static void
+wait_tick(pthread_cond_t *c, pthread_mutex_t *mu, bool stoppable)
+{
+	struct timespec ts;
+
+	if (!stoppable) {
+		pthread_cond_wait(c, mu);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += 100 * 1000 * 1000;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(c, mu, &ts);
+}
+
 static enum err
 drain(struct queue *q, struct writer *w)
 {
@@ -383,23 +395,18 @@ drain(struct queue *q, struct writer *w)
 		struct item *it = &q->items[q->head];
 
 		if (q->claimed == 0 || !it->parsed) {
-			if (q->claimed > 0 && it->waits && w->in_tx) {
-				/* Its mail waits for DNS: no write lock
-				 * is held meanwhile. */
-				pthread_mutex_unlock(&q->mu);
-				e = commit_batch(w);
-				pthread_mutex_lock(&q->mu);
-				if (e != ERR_OK)
-					break;
-			} else if (q->count > q->claimed) {
+			if (q->count > q->claimed) {
 				parse_oldest(q, false);
 				w->parsed++;
 			} else if (q->count == 0 && q->read_done) {
 				break;
+			} else if (w->o->stop != NULL && *w->o->stop) {
+				break;
 			} else {
 				double t = time_mono();
 
-				pthread_cond_wait(&q->not_empty, &q->mu);
+				wait_tick(
+				    &q->not_empty, &q->mu, w->o->stop != NULL);
 				q->writer_idle += time_mono() - t;
 			}
 			continue;
@@ -484,6 +491,7 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 {
 	struct queue q;
 	struct writer w;
+	pthread_condattr_t ca;
 	pthread_t th;
 	size_t i;
 	enum err e;
@@ -505,7 +513,10 @@ import_source(struct ingest *in, struct store *st, struct source *src,
 	for (i = 0; i < QUEUE_LEN; i++)
 		q.items[i].a = arena_new();
 	pthread_mutex_init(&q.mu, NULL);
-	pthread_cond_init(&q.not_empty, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q.not_empty, &ca);
+	pthread_condattr_destroy(&ca);
 	pthread_cond_init(&q.not_full, NULL);
 	if (pthread_create(&th, NULL, reader, &q) != 0)
 		fatal("import: cannot start the reading thread");
