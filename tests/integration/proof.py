@@ -451,6 +451,64 @@ def key_pending(how):
     check('pending (%s): the other mail is there too' % how, s.state(q) == 'new', s.state(q))
 
 
+def dns_silent_stop():
+    """SIGTERM while the daemon waits for a DKIM key's DNS answer: it ends
+    at once (libopendkim's own stub waited 5 s a try, twice a server, on
+    through signals; then on a thread that blocks signals, for good).  The
+    name server that never answers is a socket on 127.0.0.1:53 that reads
+    and says nothing, made the resolver's by a mount namespace of the
+    daemon's own (unshare -m, then /etc/resolv.conf bound over): the
+    system's file is not touched.  Skipped, saying why, where that cannot
+    be made (not root, port 53 taken, no unshare)."""
+    import socket
+    try:
+        ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        ns.bind(('127.0.0.1', 53))
+    except OSError as e:
+        print('skip: dns stop: no silent name server on 127.0.0.1:53 (%s)' % e)
+        return
+    conf = os.path.join(TMP, 'resolv.conf')
+    open(conf, 'w').write('nameserver 127.0.0.1\n')
+    probe = subprocess.run(['unshare', '-m', 'sh', '-c', 'mount --bind "$1" /etc/resolv.conf', 'sh', conf],
+                           capture_output=True)
+    if probe.returncode != 0:
+        ns.close()
+        print('skip: dns stop: no mount namespace (%s)' % probe.stderr.decode(errors='replace').strip())
+        return
+    s = Setup('dns-stop', source='')
+    p = lone(s.repo, ADA, 'src/a.c', 'a 55\n', 'a fifty-five\n', 'a: 55', 'ds')
+    # Five signed reviews: five lookups of a second each with our stub.
+    s.archive_only([p] + [dkim_sign(reply(p, MIA, 'Look %d.\n\n' % i + REVIEW), 'maint.example.org')
+                          for i in range(5)])
+    proc = subprocess.Popen(['unshare', '-m', 'sh', '-c', 'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"',
+                             'sh', conf, YARD, '-c', s.y.conf, 'run'],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    asked = 0
+    deadline = time.time() + 20
+    ns.settimeout(0.1)
+    while time.time() < deadline and asked < 2 and proc.poll() is None:
+        try:
+            ns.recv(512)
+            asked += 1
+        except socket.timeout:
+            pass
+    check('dns stop: the daemon asks the silent server for a key', asked >= 2, asked)
+    t0 = time.time()
+    proc.terminate()
+    try:
+        proc.wait(10)
+        took = time.time() - t0
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        took = None
+    ns.close()
+    err = proc.stderr.read().decode(errors='replace')
+    check('dns stop: SIGTERM ends it within 2 s, mid-lookup', took is not None and took < 2.0,
+          'never' if took is None else '%.2f s' % took)
+    check('dns stop: and it says it stopped', 'stopped by signal' in err, err[-300:])
+
+
 def ack_recipients():
     """Finding 8: acknowledgments never go to an address only a stranger's
     reply wrote, and to 30 at most."""
@@ -481,6 +539,7 @@ try:
         fn()
     for how in ('ingest', 'archive'):
         key_pending(how)
+    dns_silent_stop()
 finally:
     SMTP.stop()
     shutil.rmtree(TMP, ignore_errors=True)
