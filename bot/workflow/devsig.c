@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "parsers/addr.h"
 #include "parsers/patatt.h"
 #include "util/ascii.h"
 #include "util/base64.h"
@@ -229,9 +230,10 @@ check(struct arena *a, const char *keyring, const struct patatt_sig *s,
 
 const char *
 devsig_identity(struct arena *a, const char *keyring, const char *raw, size_t n,
-    const char **why)
+    const char *want, const char **why)
 {
 	struct patatt_sig *sigs;
+	const char *other = NULL; /* verified, but someone else's */
 	enum rank best = RANK_NONE;
 	size_t nsigs, k;
 	enum err e;
@@ -253,12 +255,17 @@ devsig_identity(struct arena *a, const char *keyring, const char *raw, size_t n,
 		const char *w = NULL;
 		enum rank r = check(a, keyring, &sigs[k], &w);
 
-		if (r == RANK_OK)
-			return sigs[k].identity;
+		if (r == RANK_OK) {
+			if (want == NULL || addr_same(sigs[k].identity, want))
+				return sigs[k].identity;
+			if (other == NULL)
+				other = sigs[k].identity;
+			continue;
+		}
 		if (r > best) {
 			best = r;
 			*why = w;
 		}
 	}
-	return NULL;
+	return other;
 }

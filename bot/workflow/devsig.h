@@ -11,7 +11,7 @@
 #include "util/arena.h"
 
 /*
- * The i= of the first ed25519 X-Developer-Signature of raw[0..n) that
+ * The i= of an ed25519 X-Developer-Signature of raw[0..n) that
  * verifies against keyring (patatt's layout:
  * KEYRING/ed25519/<domain>/<local>/<selector>, the file holding the
  * base64 public key; names lower-cased and %-escaped as patatt makes
@@ -24,9 +24,12 @@
  * NULL, *why "auth.keyring is not set" when the mail carries a
  * signature.  The result and *why live in the arena or are constants;
  * *why may quote i= and s=, which are printable ASCII without blanks.
- * The caller still compares i= with the From address.
+ * Of several that verify, the one whose i= is `want` (the From address;
+ * NULL: any) is told, wherever it stands: a co-signer's signature before
+ * the author's hides nothing.  The caller still compares i= with the
+ * From address.
  */
 const char *devsig_identity(struct arena *a, const char *keyring,
-    const char *raw, size_t n, const char **why);
+    const char *raw, size_t n, const char *want, const char **why);
 
 #endif

@@ -103,8 +103,8 @@ static const char *
 by_patatt(struct trust *t, struct arena *a, const struct mail *m,
     const char *raw, size_t n, const char **why)
 {
-	const char *id = devsig_identity(
-	    a, t->conf ? t->conf->auth_keyring : NULL, raw, n, why);
+	const char *id = devsig_identity(a,
+	    t->conf ? t->conf->auth_keyring : NULL, raw, n, m->from.email, why);
 
 	if (id == NULL)
 		return NULL;

@@ -96,6 +96,20 @@ def patatt_sign(mail, key, identity):
     return pm.as_bytes().decode()
 
 
+def cosign(mail, *signers):
+    """mail with one X-Developer-Signature per (key, identity), in that
+    order.  patatt itself keeps one (a second sign() replaces the first),
+    and a signature covers From, Subject and Message-ID, not the other
+    signature, so each verifies alone."""
+    sigs = []
+    for key, who in signers:
+        head = patatt_sign(mail, key, who).split('\n\n', 1)[0]
+        m = re.search(r'^X-Developer-Signature:.*\n(?:[ \t].*\n?)*', head + '\n', re.M)
+        sigs.append(m.group(0) if m.group(0).endswith('\n') else m.group(0) + '\n')
+    head, sep, body = mail.partition('\n\n')
+    return head + '\n' + ''.join(sigs).rstrip('\n') + sep + body
+
+
 # ---- setups ----
 
 SMTP = Smtpd(TMP).start()
@@ -238,17 +252,22 @@ def patatt_in_archive():
     archive whose source names no relay."""
     s = Setup('patatt', auth='\tkeyring = %s\n' % KEYRING, source='')
     ps = [lone(s.repo, ADA, 'src/b.c', 'b %d\n' % k, 'b %d!\n' % k, 'b: bang %d' % k, 'p%d' % k)
-          for k in (10, 20, 30)]
+          for k in (10, 20, 30, 40, 50)]
     good = patatt_sign(reply(ps[0], MIA, 'Thanks.\n\n#yard stage\n\n' + REVIEW), MIA_ED, MIA[1])
     tampered = patatt_sign(reply(ps[1], MIA, 'Not yet.'), MIA_ED, MIA[1]).rstrip('\n') + '\n\n#yard stage\n'
     other = patatt_sign(reply(ps[2], MIA, '#yard stage'), MAL_ED, MAL[1])
-    s.archive(ps + [tampered, other, good])
+    # Co-signed: another developer's signature first, then Mia's own.
+    cosigned = cosign(reply(ps[3], MIA, '#yard stage'), (MAL_ED, MAL[1]), (MIA_ED, MIA[1]))
+    cosigned2 = cosign(reply(ps[4], MIA, '#yard stage'), (MIA_ED, MIA[1]), (MAL_ED, MAL[1]))
+    s.archive(ps + [tampered, other, good, cosigned, cosigned2])
     check('patatt: the maintainer\'s signed #yard stage is obeyed', s.state(ps[0]) == 'staged', s.state(ps[0]))
     t = s.trailers(ps[0])
     check('patatt: its Reviewed-by is verified, "patatt i=mia@maint.example.org"',
           len(t) == 1 and t[0]['verified'] and t[0]['authenticated'] == 'patatt i=mia@maint.example.org', t)
     check('patatt: a body changed after signing commands nothing', s.state(ps[1]) == 'new', s.state(ps[1]))
     check('patatt: From: Mia signed by another key (i= Mal) commands nothing', s.state(ps[2]) == 'new', s.state(ps[2]))
+    check('patatt: co-signed, the From address\'s own signature counts, wherever it stands',
+          [s.state(ps[3]), s.state(ps[4])] == ['staged', 'staged'], [s.state(ps[3]), s.state(ps[4])])
 
 
 def relay_per_source():

@@ -47,7 +47,7 @@ identity(
 {
 	size_t n;
 	char *raw = fixture(name, &n);
-	const char *id = devsig_identity(a, keyring, raw, n, why);
+	const char *id = devsig_identity(a, keyring, raw, n, NULL, why);
 
 	free(raw);
 	return id;
@@ -302,7 +302,7 @@ test_key_names(void **state)
 		char *raw = edited(cases[k].from, cases[k].to, &n);
 
 		print_message("%s\n", cases[k].to);
-		assert_null(devsig_identity(a, KEYRING, raw, n, &why));
+		assert_null(devsig_identity(a, KEYRING, raw, n, NULL, &why));
 		assert_string_equal(why,
 		    cases[k].why ? cases[k].why
 		                 : "a developer signature whose i= or s= "
@@ -333,7 +333,7 @@ test_limits(void **state)
 		buf_add(&b, hdr, (size_t)(end - hdr));
 	buf_adds(&b, end);
 	assert_int_equal(patatt_parse(a, b.p, b.n, &s, &ns), ERR_LIMIT);
-	assert_null(devsig_identity(a, KEYRING, b.p, b.n, &why));
+	assert_null(devsig_identity(a, KEYRING, b.p, b.n, NULL, &why));
 	assert_string_equal(
 	    why, "the mail is over a limit: developer signatures not read");
 	buf_free(&b);
@@ -361,7 +361,7 @@ test_limits(void **state)
 	assert_int_equal(patatt_parse(a, raw, n, &s, &ns), ERR_OK);
 	assert_null(s->identity);
 	assert_false(s->usable);
-	assert_null(devsig_identity(a, KEYRING, raw, n, &why));
+	assert_null(devsig_identity(a, KEYRING, raw, n, NULL, &why));
 	assert_string_equal(
 	    why, "a developer signature whose i= or s= names no key");
 	free(raw);
