@@ -35,24 +35,6 @@ def note(tag, k):
             'Date: Thu, 03 Dec 2026 10:00:00 +0000\n\nA note.\n' % (k, tag, k)).encode()
 
 
-def epoch_add(inbox, n, raws):
-    """Append mails to epoch n of a public-inbox v2 archive: one commit per
-    mail, the raw mail as the blob m at the root (as service.py does)."""
-    g = '%s/git/%d.git' % (inbox, n)
-    if not os.path.isdir(g):
-        sh(['git', 'init', '-q', '--bare', '-b', 'master', g])
-    head = sh(['git', '-C', g, 'rev-parse', '-q', '--verify', 'refs/heads/master'],
-              check_rc=False).stdout.decode().strip()
-    out = []
-    for i, raw in enumerate(raws):
-        out.append(b'commit refs/heads/master\ncommitter a <a@b> 1700000000 +0000\ndata 4\nmail\n')
-        if i == 0 and head:
-            out.append(b'from %s\n' % head.encode())
-        out.append(b'M 100644 inline m\ndata %d\n%s\n' % (len(raw), raw))
-    sh(['git', '-C', g, 'fast-import', '--quiet', '--force'], inp=b''.join(out))
-    return g
-
-
 def rev(gitdir, ref):
     r = sh(['git', '--git-dir=' + gitdir, 'rev-parse', '-q', '--verify', ref], check_rc=False)
     return r.stdout.decode().strip() or None

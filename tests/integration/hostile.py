@@ -274,24 +274,6 @@ def stored(y, mid):
     return row
 
 
-def epoch_add(inbox, n, raws):
-    """Append mails to epoch n (public-inbox-v2-format(5)): one commit per
-    mail, the raw mail as the blob m at the root of its tree."""
-    g = '%s/git/%d.git' % (inbox, n)
-    if not os.path.isdir(g):
-        sh(['git', 'init', '-q', '--bare', '-b', 'master', g])
-    head = sh(['git', '-C', g, 'rev-parse', '-q', '--verify', 'refs/heads/master'],
-              check_rc=False).stdout.decode().strip()
-    out = []
-    for i, raw in enumerate(raws):
-        out.append(b'commit refs/heads/master\ncommitter a <a@b> 1700000000 +0000\ndata 4\nmail\n')
-        if i == 0 and head:
-            out.append(b'from %s\n' % head.encode())
-        out.append(b'M 100644 inline m\ndata %d\n%s\n' % (len(raw), raw))
-    sh(['git', '-C', g, 'fast-import', '--quiet', '--force'], inp=b''.join(out))
-    return g
-
-
 def epoch_add_zeros(g, size):
     """A commit whose mail is size bytes of zeros, made with git
     hash-object (it deflates to size/1000); its id."""

@@ -214,3 +214,22 @@ def free_port():
     p = s.getsockname()[1]
     s.close()
     return p
+
+
+def epoch_add(inbox, n, raws):
+    """Append the raw mails (bytes) to epoch n of the public-inbox v2
+    archive at inbox (public-inbox-v2-format(5)): one commit per mail, the
+    mail as the blob m at the root of its tree.  The epoch's git dir."""
+    g = '%s/git/%d.git' % (inbox, n)
+    if not os.path.isdir(g):
+        sh(['git', 'init', '-q', '--bare', '-b', 'master', g])
+    head = sh(['git', '-C', g, 'rev-parse', '-q', '--verify', 'refs/heads/master'],
+              check_rc=False).stdout.decode().strip()
+    out = []
+    for i, raw in enumerate(raws):
+        out.append(b'commit refs/heads/master\ncommitter a <a@b> 1700000000 +0000\ndata 4\nmail\n')
+        if i == 0 and head:
+            out.append(b'from %s\n' % head.encode())
+        out.append(b'M 100644 inline m\ndata %d\n%s\n' % (len(raw), raw))
+    sh(['git', '-C', g, 'fast-import', '--quiet', '--force'], inp=b''.join(out))
+    return g
