@@ -160,8 +160,11 @@ ingest_one(struct cli *c, const char *project, const struct buf *raw)
 	mail_parse(a, buf_cstr(raw), raw->n, &o, &m);
 	/* Judged before the write lock is taken: its DKIM keys may keep
 	 * DNS waiting for seconds, and other deliveries, the web's check
-	 * POSTs and the daemon write meanwhile. */
-	ingest_prove(in, a, buf_cstr(raw), raw->n, &m, &proof);
+	 * POSTs and the daemon write meanwhile.  An MTA's second delivery
+	 * is not judged again. */
+	memset(&proof, 0, sizeof(proof));
+	if (!ingest_proof_may_wait(in, &m) || !ingest_delivered_before(in, &m))
+		ingest_prove(in, a, buf_cstr(raw), raw->n, &m, &proof);
 	if ((e = store_begin(c->st)) == ERR_OK) {
 		e = ingest_project(in, project, &m, &pid);
 		if (e == ERR_OK)

@@ -143,10 +143,14 @@ store_one(void *arg, uint32_t uid, const char *raw, size_t n)
 	 * write lock is held while the network is slow.  (Should the rest
 	 * of the chunk fail, that part stays stored but unmarked, as when
 	 * marking fails.) */
-	if (c->in_tx && ingest_proof_may_wait(c->d->in, &m) &&
-	    (e = chunk_commit(c)) != ERR_OK)
-		return e;
-	ingest_prove(c->d->in, c->a, raw, n, &m, &proof);
+	memset(&proof, 0, sizeof(proof));
+	if (!ingest_proof_may_wait(c->d->in, &m)) {
+		ingest_prove(c->d->in, c->a, raw, n, &m, &proof);
+	} else if (!ingest_delivered_before(c->d->in, &m)) {
+		if (c->in_tx && (e = chunk_commit(c)) != ERR_OK)
+			return e;
+		ingest_prove(c->d->in, c->a, raw, n, &m, &proof);
+	}
 	if ((e = chunk_begin(c)) != ERR_OK)
 		return e;
 	e = ingest_project(c->d->in, c->f->cs->project, &m, &pid);

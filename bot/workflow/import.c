@@ -334,14 +334,18 @@ write_one(struct writer *w, struct item *it)
 	 * transaction when that may wait for DNS: the batch so far is
 	 * committed first, with its position.  A commit costs less than
 	 * the lookup it makes room for. */
-	if (!it->proven) {
-		if (w->in_tx && ingest_proof_may_wait(w->in, &it->m) &&
-		    (e = commit_batch(w)) != ERR_OK)
+	if (!it->proven && !ingest_proof_may_wait(w->in, &it->m)) {
+		ingest_prove(
+		    w->in, it->a, it->r.raw, it->r.n, &it->m, &it->proof);
+	} else if (!it->proven && ingest_delivered_before(w->in, &it->m)) {
+		memset(&it->proof, 0, sizeof(it->proof));
+	} else if (!it->proven) {
+		if (w->in_tx && (e = commit_batch(w)) != ERR_OK)
 			return e;
 		ingest_prove(
 		    w->in, it->a, it->r.raw, it->r.n, &it->m, &it->proof);
-		it->proven = true;
 	}
+	it->proven = true;
 	if (w->in_tx == 0 && (e = store_begin(w->st)) != ERR_OK)
 		return e;
 	w->in_tx++;

@@ -1502,6 +1502,21 @@ ingest_prove(const struct ingest *in, struct arena *a, const char *raw,
 }
 
 bool
+ingest_delivered_before(struct ingest *in, const struct mail *m)
+{
+	struct store_msg old;
+	bool same;
+
+	if (m->msgid == NULL || !wants_proof(m))
+		return false;
+	arena_reset(in->a);
+	same = store_msg_find(in->st, in->a, m->msgid, &old) == ERR_OK &&
+	    memcmp(old.hash, m->hash, sizeof(old.hash)) == 0;
+	arena_reset(in->a);
+	return same;
+}
+
+bool
 ingest_proof_may_wait(const struct ingest *in, const struct mail *m)
 {
 	return wants_proof(m) && trust_may_wait(in->trust, &in->road, m);

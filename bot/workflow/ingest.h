@@ -84,6 +84,13 @@ struct ingest_proof {
 void ingest_prove(const struct ingest *in, struct arena *a, const char *raw,
     size_t n, const struct mail *m, struct ingest_proof *p);
 
+/* Whether m is stored already, the same bytes under its Message-ID: a
+ * second delivery, which ingest_mail() counts and never judges, so a
+ * caller on the store's thread whose proof may wait for DNS leaves
+ * ingest_prove() out (its keys would be looked up again for nothing).
+ * A read. */
+bool ingest_delivered_before(struct ingest *in, const struct mail *m);
+
 /* Whether ingest_prove() may wait for m (trust_may_wait()): a caller
  * that holds a transaction commits it first. */
 bool ingest_proof_may_wait(const struct ingest *in, const struct mail *m);

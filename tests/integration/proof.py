@@ -470,6 +470,33 @@ def key_pending(how):
     check('pending (%s): the other mail is there too' % how, s.state(q) == 'new', s.state(q))
 
 
+def redelivery_not_judged():
+    """An MTA's second delivery of a stored mail is counted, not judged
+    again: its DKIM key is not looked up (here the key file becomes a FIFO
+    nobody writes to, where a lookup would wait for ever)."""
+    keys = os.path.join(TMP, 'redeliver.keys')
+    open(keys, 'w').write('%s._domainkey.maint.example.org %s\n' % (SEL, KEYS['maint.example.org'][1]))
+    s = Setup('redeliver', auth='\tdkim-keys = %s\n' % keys)
+    p = lone(s.repo, ADA, 'src/a.c', 'a 56\n', 'a fifty-six\n', 'a: 56', 'rd')
+    s.ingest(p)
+    good = dkim_sign(reply(p, MIA, 'Thanks.\n\n' + REVIEW), 'maint.example.org')
+    r = s.ingest(good)
+    check('redeliver: the signed review is stored, verified', r.returncode == 0 and len(s.trailers(p)) == 1
+          and s.trailers(p)[0]['verified'], r.stderr.decode(errors='replace')[-300:])
+    os.unlink(keys)
+    os.mkfifo(keys)
+    t0 = time.time()
+    try:
+        r = subprocess.run([YARD, '-c', s.y.conf, 'ingest', '--project', 'demo'], input=good.encode(),
+                           capture_output=True, timeout=15)
+        took = time.time() - t0
+        ok = r.returncode == 0
+    except subprocess.TimeoutExpired:
+        took, ok = None, False
+    check('redeliver: the second delivery is taken at once, its key not looked up again',
+          ok and took is not None and took < 5, 'never' if took is None else '%.1f s' % took)
+
+
 def dns_silent_stop():
     """SIGTERM while the daemon waits for a DKIM key's DNS answer: it ends
     at once (libopendkim's own stub waited 5 s a try, twice a server, on
@@ -558,6 +585,7 @@ try:
         fn()
     for how in ('ingest', 'archive'):
         key_pending(how)
+    redelivery_not_judged()
     dns_silent_stop()
 finally:
     SMTP.stop()
